@@ -1,0 +1,762 @@
+"""The replay engine: the pure state machine of one round and of a whole match.
+
+No I/O, no clock, no global random: a round is built from a deal (and, for a
+seeded deal, the random stream that may still settle a lot), then moves are
+checked and applied one by one. ``check`` raises :class:`IllegalMove` with the
+reason; ``is_legal`` wraps it; ``apply`` always checks first. For speed a round
+advances in place; ``copy()`` gives an independent snapshot (the replay viewer
+takes one per frame).
+
+Board geometry is reduced to what the rules need: up to four open ends
+(left, right and the spinner's up and down), the number each shows, and
+whether the tile at that end is a double lying crosswise (it counts both halves
+in the open-end sum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from recorder.errors import DealError, IllegalMove
+from recorder.rules import Ruleset
+from recorder.shuffle import Stream, shuffle
+from recorder.tiles import TileSet, tile_set
+
+END_NAMES = ("left", "right", "up", "down")
+END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
+LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
+MAX_REDEALS = 1000
+
+# round phases
+DRAW_FOR_DOUBLE = "draw-for-double"
+OPENING = "opening"
+PLAY = "play"
+OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One logged action. ``tile`` keeps the written text (``"3-5"``) for messages."""
+
+    player: int
+    action: str  # "play" | "draw" | "pass"
+    tile: str | None = None
+    end: str | None = None
+
+    def text(self) -> str:
+        """The move as the error messages and transcripts write it: ``plays 3-5 right``."""
+        if self.action == "play":
+            return f"plays {self.tile}" + (f" {self.end}" if self.end else "")
+        if self.action == "draw":
+            return f"draws {self.tile}" if self.tile else "draws"
+        return "passes"
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"player": self.player, "action": self.action}
+        if self.tile is not None:
+            out["tile"] = self.tile
+        if self.end is not None:
+            out["end"] = self.end
+        return out
+
+    def short(self) -> str:
+        """What a player may do, as listed after "legal here:"."""
+        if self.action == "play":
+            return f"{self.tile}" + (f" {self.end}" if self.end else "")
+        return self.action
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Who holds what and the boneyard in draw order, plus how the opener was settled."""
+
+    hands: tuple[int, ...]  # bit masks of physical tiles
+    boneyard: tuple[int, ...]  # physical tile indices, drawn from the start
+    redeals: int = 0
+    lot: int | None = None  # seat chosen by lot among tied holders
+    seeded: bool = True
+
+    def hand_names(self, tiles: TileSet) -> list[list[str]]:
+        return [tiles.mask_names(h) for h in self.hands]
+
+    def boneyard_names(self, tiles: TileSet) -> list[str]:
+        return [tiles.kind_name[tiles.phys_kind[p]] for p in self.boneyard]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """What the end of a round gives, as CONTRACT.md's answer lists it."""
+
+    winners: tuple[int, ...]
+    points: tuple[Fraction | int, ...]
+    bonus: tuple[int, ...]
+    blocked: bool
+    pips_left: tuple[int, ...]
+    ended_by: int
+
+
+# ---------------------------------------------------------------------- dealing
+def seeded_deal(rules: Ruleset, players: int, seed: str) -> tuple[Deal, Stream]:
+    """Shuffle and deal from a seed; redeal (classic) and lot (two sets) as the contract says."""
+    tiles = tile_set(rules.max_pip, rules.sets)
+    stream = Stream(seed)
+    each = rules.tiles_each(players)
+    canonical = range(tiles.size)
+    redeals = 0
+    while True:
+        order = shuffle(canonical, stream)
+        hands = tuple(_mask(order[s * each:(s + 1) * each]) for s in range(players))
+        boneyard = tuple(order[players * each:])
+        opening = rules.opening_for(players)
+        if (
+            opening in ("highest-double", "double-zero-first")
+            and rules.no_double == "redeal"
+            and not _holds_double(tiles, hands)
+        ):
+            redeals += 1
+            if redeals > MAX_REDEALS:  # pragma: no cover - needs ~1e-300 luck
+                raise DealError("no double after 1000 redeals")
+            continue
+        return Deal(hands, boneyard, redeals=redeals), stream
+
+
+def explicit_deal(rules: Ruleset, players: int, deal: object) -> Deal:
+    """Check a logged deal: exactly the tile set, the ruleset's number of tiles each."""
+    tiles = tile_set(rules.max_pip, rules.sets)
+    if not isinstance(deal, dict):
+        raise DealError("the deal is an object with hands and boneyard")
+    hands_in = deal.get("hands")
+    bone_in = deal.get("boneyard", [])
+    if not isinstance(hands_in, list) or not isinstance(bone_in, list):
+        raise DealError("the deal needs hands (a list per seat) and boneyard (a list)")
+    if len(hands_in) != players:
+        raise DealError(f"the deal has {len(hands_in)} hands for {players} players")
+    each = rules.tiles_each(players)
+    left = [tiles.sets] * tiles.kinds  # copies of each kind still unaccounted for
+    used = 0
+
+    def take(text: object, where: str) -> int:
+        nonlocal used
+        try:
+            kind = tiles.parse(text)[0]
+        except ValueError as exc:
+            raise DealError(f"{where}: {exc}") from None
+        if left[kind] == 0:
+            extra = "" if tiles.sets == 1 else f" more than {tiles.sets} times"
+            raise DealError(f"{where}: {tiles.kind_name[kind]} appears{extra} twice in the deal"
+                            if tiles.sets == 1 else
+                            f"{where}: {tiles.kind_name[kind]} appears{extra}")
+        left[kind] -= 1
+        phys = kind + tiles.kinds * (tiles.sets - 1 - left[kind])
+        used |= 1 << phys
+        return phys
+
+    hands = []
+    for seat, hand in enumerate(hands_in):
+        if not isinstance(hand, list):
+            raise DealError(f"hand {seat} of the deal is not a list of tiles")
+        if len(hand) != each:
+            raise DealError(
+                f"hand {seat} of the deal holds {len(hand)} tiles; {rules.preset} deals {each} "
+                f"each to {players} players"
+            )
+        mask = 0
+        for text in hand:
+            mask |= 1 << take(text, f"hand {seat}")
+        hands.append(mask)
+    boneyard = tuple(take(text, "boneyard") for text in bone_in)
+    if used != tiles.full_mask:
+        missing = [tiles.kind_name[k] for k in range(tiles.kinds) if left[k]]
+        raise DealError(
+            f"the deal is not the whole {tiles.name} set"
+            + (" (two sets)" if tiles.sets == 2 else "")
+            + ": missing " + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        )
+    opening = rules.opening_for(players)
+    if (
+        opening in ("highest-double", "double-zero-first")
+        and rules.no_double == "redeal"
+        and not _holds_double(tiles, hands)
+    ):
+        raise DealError(
+            "nobody holds a double in this deal; the rules redeal such a deal, so it cannot "
+            "be the deal that was played"
+        )
+    return Deal(tuple(hands), boneyard, seeded=False)
+
+
+def _mask(phys: Sequence[int]) -> int:
+    m = 0
+    for p in phys:
+        m |= 1 << p
+    return m
+
+
+def _holds_double(tiles: TileSet, hands: Sequence[int]) -> bool:
+    doubles = 0
+    for v in range(tiles.max_pip + 1):
+        doubles |= tiles.kind_mask[tiles.double_kind[v]]
+    return any(h & doubles for h in hands)
+
+
+# ---------------------------------------------------------------------- a round
+class Round:
+    """The state of one round. Build with :meth:`start`; advance with :meth:`apply`."""
+
+    __slots__ = (
+        "rules", "tiles", "players", "hands", "boneyard", "drawn", "phase", "turn",
+        "openers", "opening_kind", "value", "dbl", "covered", "arms_open", "opener_double",
+        "spinner", "open_mask", "drew", "bonus", "last_player", "last_play", "moves",
+        "board", "result", "deal", "_can_draw_rule", "_floor",
+    )
+
+    rules: Ruleset
+    tiles: TileSet
+    hands: list[int]
+
+    @classmethod
+    def start(cls, rules: Ruleset, players: int, deal: Deal, stream: Stream | None) -> Round:
+        """The round just after the deal: whose turn it is and what the opening must be."""
+        self = cls.__new__(cls)
+        self.rules = rules
+        self.tiles = tiles = tile_set(rules.max_pip, rules.sets)
+        self.players = players
+        self.deal = deal
+        self.hands = list(deal.hands)
+        self.boneyard = deal.boneyard
+        self.drawn = 0
+        self.value = [-1, -1, -1, -1]  # number each end shows; -1: not open
+        self.dbl = [False, False, False, False]  # tile at that end is a crosswise double
+        self.covered = [False, False, False, False]
+        self.arms_open = False
+        self.opener_double = False
+        self.spinner = False
+        self.open_mask = 0
+        self.drew = False
+        self.bonus: list[int] = [0] * players
+        self.last_player = -1
+        self.last_play = -1
+        self.moves = 0
+        self.board: list[tuple[str, str | None]] = []  # (tile as placed, end)
+        self.result = None
+        self._can_draw_rule = rules.draw != "none"
+        self._floor = rules.stock_floor
+        self.openers: tuple[int, ...] = ()
+        self.opening_kind = -1  # -1: any tile
+        self.turn = 0
+        self.phase = OPENING
+        self._settle_opening(stream)
+        return self
+
+    def _settle_opening(self, stream: Stream | None) -> None:
+        tiles, rules, hands = self.tiles, self.rules, self.hands
+        rule = rules.opening_for(self.players)
+        if rule == "free":
+            self.openers = tuple(range(self.players))
+            return
+        kind = -1
+        if rule == "double-zero-first":
+            kind = self._held_kind([tiles.double_kind[0]])
+        if kind < 0 and rule in ("highest-double", "double-zero-first"):
+            kind = self._held_kind(
+                [tiles.double_kind[v] for v in range(tiles.max_pip, -1, -1)]
+            )
+            if kind < 0:
+                if rules.no_double == "draw-for-double":
+                    self.phase = DRAW_FOR_DOUBLE
+                    self.turn = 0
+                    return
+                if rules.no_double == "redeal":  # seeded deals never get here
+                    raise DealError("nobody holds a double")
+        if kind < 0:
+            kind = self._held_kind(list(tiles.rank_order))
+        holders = tuple(s for s in range(self.players) if hands[s] & tiles.kind_mask[kind])
+        if len(holders) > 1 and rules.tie_break == "lot" and stream is not None:
+            holders = (holders[stream.below(len(holders))],)
+            self.deal = _with_lot(self.deal, holders[0])
+        self.openers = holders
+        self.opening_kind = kind
+        self.turn = holders[0]
+
+    def _held_kind(self, kinds: Sequence[int]) -> int:
+        held = 0
+        for h in self.hands:
+            held |= h
+        for k in kinds:
+            if held & self.tiles.kind_mask[k]:
+                return k
+        return -1
+
+    def copy(self) -> Round:
+        other = Round.__new__(Round)
+        for name in Round.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands = list(self.hands)
+        other.value = list(self.value)
+        other.dbl = list(self.dbl)
+        other.covered = list(self.covered)
+        other.bonus = list(self.bonus)
+        other.board = list(self.board)
+        return other
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    def boneyard_left(self) -> int:
+        return len(self.boneyard) - self.drawn
+
+    def may_draw(self) -> bool:
+        """Whether the rules let the player to move draw now (not whether they must)."""
+        if self.phase == DRAW_FOR_DOUBLE:
+            return True
+        if not self._can_draw_rule or len(self.boneyard) - self.drawn <= self._floor:
+            return False
+        return not (self.drew and self.rules.draw == "one")
+
+    def can_play(self, seat: int) -> bool:
+        if self.phase == OPENING:
+            return seat in self.openers
+        return bool(self.hands[seat] & self.open_mask)
+
+    def open_ends(self) -> dict[str, int]:
+        """The ends a tile may go on now, with the number each shows."""
+        return {END_NAMES[e]: v for e, v in enumerate(self.value) if v >= 0}
+
+    def accepting_ends(self, kind: int) -> list[int]:
+        lo, hi = self.tiles.kind_lo[kind], self.tiles.kind_hi[kind]
+        return [e for e, v in enumerate(self.value) if v >= 0 and (v == lo or v == hi)]
+
+    def legal_moves(self) -> list[Move]:
+        """Every move the player to move may make, ends written only where needed."""
+        if self.phase == OVER:
+            return []
+        tiles, seat = self.tiles, self.turn
+        if self.phase == DRAW_FOR_DOUBLE:
+            return [Move(seat, "draw")]
+        if self.phase == OPENING:
+            kinds = (
+                sorted(set(tiles.mask_kinds(self.hands[seat])))
+                if self.opening_kind < 0 else [self.opening_kind]
+            )
+            return [Move(seat, "play", tiles.kind_name[k]) for k in kinds]
+        moves = []
+        for k in sorted(set(tiles.mask_kinds(self.hands[seat] & self.open_mask))):
+            ends = self.accepting_ends(k)
+            name = tiles.kind_name[k]
+            if len(ends) == 1:
+                moves.append(Move(seat, "play", name))
+            else:
+                moves.extend(Move(seat, "play", name, END_NAMES[e]) for e in ends)
+        if moves:
+            return moves
+        if self.may_draw():
+            return [Move(seat, "draw")]
+        return [Move(seat, "pass")]
+
+    def open_end_sum(self) -> int:
+        """The open-end count of the bonus rule (RULES.md, "Bonus points")."""
+        value, dbl, covered = self.value, self.dbl, self.covered
+        if self.moves == 0 or self.phase in (OPENING, DRAW_FOR_DOUBLE):
+            return 0
+        if self.opener_double and not covered[LEFT] and not covered[RIGHT]:
+            total = 2 * value[LEFT]
+        else:
+            total = 0
+            for e in (LEFT, RIGHT):
+                total += value[e] * 2 if dbl[e] else value[e]
+        for e in (UP, DOWN):
+            if covered[e]:
+                total += value[e] * 2 if dbl[e] else value[e]
+        return total
+
+    def score_of(self, move: Move) -> int:
+        """The bonus ``move`` would score now (0 when bonus is off or it scores nothing)."""
+        if move.action != "play" or not self.rules.bonus:
+            return 0
+        trial = self.copy()
+        before = trial.bonus[move.player]
+        trial.apply(move)
+        return int(trial.bonus[move.player] - before)
+
+    # ------------------------------------------------------------------ moves
+    def check(self, move: Move) -> tuple[int, int, int]:
+        """Raise :class:`IllegalMove` unless ``move`` is legal; returns what apply needs."""
+        if self.phase == OVER:
+            raise IllegalMove("the round is already over; nothing may follow its last move")
+        seat = move.player
+        if not isinstance(seat, int) or isinstance(seat, bool) or not (
+            0 <= seat < self.players
+        ):
+            raise IllegalMove(f"there is no seat {seat!r}; seats go from 0 to "
+                              f"{self.players - 1}")
+        if seat != self.turn and not (self.phase == OPENING and seat in self.openers):
+            raise IllegalMove(self._wrong_turn())
+        action = move.action
+        if action == "play":
+            return self._check_play(move)
+        if action == "draw":
+            if self.phase == DRAW_FOR_DOUBLE:
+                return self._check_drawn_tile(move)
+            if self.phase == OPENING:
+                raise IllegalMove("the round opens with a play; there is no drawing before it")
+            if self.hands[seat] & self.open_mask:
+                raise IllegalMove("the player can play, so may not draw")
+            if not self._can_draw_rule:
+                raise IllegalMove("these rules have no drawing")
+            if len(self.boneyard) - self.drawn <= self._floor:
+                if self._floor:
+                    raise IllegalMove(
+                        f"the boneyard holds {len(self.boneyard) - self.drawn} tiles; no "
+                        f"drawing while it holds {self._floor} or fewer"
+                    )
+                raise IllegalMove("the boneyard is empty")
+            if self.drew and self.rules.draw == "one":
+                raise IllegalMove("only one tile may be drawn a turn")
+            return self._check_drawn_tile(move)
+        if action == "pass":
+            if self.phase == DRAW_FOR_DOUBLE:
+                raise IllegalMove("nobody holds a double: the players draw in turn until one "
+                                  "draws a double")
+            if self.phase == OPENING:
+                raise IllegalMove("the round opens with a play; there is no passing before it")
+            if self.hands[seat] & self.open_mask:
+                raise IllegalMove("the player can play, so may not pass")
+            if self.may_draw():
+                raise IllegalMove("the player cannot play but may draw, so may not pass")
+            return (0, 0, 0)
+        raise IllegalMove(f'"{action}" is not an action; expected play, draw or pass')
+
+    def _wrong_turn(self) -> str:
+        if self.phase == OPENING and len(self.openers) < self.players:
+            who = " or ".join(f"seat {s}" for s in self.openers)
+            tile = self.tiles.kind_name[self.opening_kind]
+            return f"not this player's turn: {who} opens with {tile}"
+        return f"not this player's turn: seat {self.turn} is to move"
+
+    def _check_drawn_tile(self, move: Move) -> tuple[int, int, int]:
+        if self.drawn >= len(self.boneyard):
+            raise IllegalMove("the boneyard is empty")
+        if move.tile is not None:
+            tiles = self.tiles
+            try:
+                kind = tiles.parse(move.tile)[0]
+            except ValueError as exc:
+                raise IllegalMove(str(exc)) from None
+            nxt = tiles.phys_kind[self.boneyard[self.drawn]]
+            if kind != nxt:
+                raise IllegalMove(
+                    f"the next tile of the boneyard is {tiles.kind_name[nxt]}, not {move.tile}"
+                )
+        return (0, 0, 0)
+
+    def _check_play(self, move: Move) -> tuple[int, int, int]:
+        tiles = self.tiles
+        if self.phase == DRAW_FOR_DOUBLE:
+            raise IllegalMove("nobody holds a double: the players draw in turn until one "
+                              "draws a double")
+        if move.tile is None:
+            raise IllegalMove("a play needs a tile")
+        try:
+            kind, a, b = tiles.parse(move.tile)
+        except ValueError as exc:
+            raise IllegalMove(str(exc)) from None
+        if not self.hands[move.player] & tiles.kind_mask[kind]:
+            raise IllegalMove(f"the player does not hold {move.tile}")
+        if self.phase == OPENING:
+            if self.opening_kind >= 0 and kind != self.opening_kind:
+                raise IllegalMove(
+                    f"the round opens with {tiles.kind_name[self.opening_kind]}"
+                )
+            if move.end is not None:
+                raise IllegalMove("the first tile of a round takes no end")
+            return (kind, a, b)
+        ends = [e for e, v in enumerate(self.value) if v >= 0 and (v == a or v == b)]
+        if move.end is None:
+            if not ends:
+                raise IllegalMove(self._no_match(move.tile))
+            if len(ends) > 1:
+                names = " and ".join(END_NAMES[e] for e in ends)
+                raise IllegalMove(f"{move.tile} fits the {names} ends; the move must name one")
+            return (kind, a, ends[0])
+        e = END_INDEX.get(move.end, -1)
+        if e < 0:
+            raise IllegalMove(f'"{move.end}" is not an end; ends are left, right, up, down')
+        if self.value[e] < 0:
+            if e >= UP:
+                if not self.spinner:
+                    raise IllegalMove(f"there is no {move.end} end: only a spinner has up and "
+                                      "down")
+                raise IllegalMove(f"the spinner's {move.end} side is not open yet: it opens "
+                                  "once both left and right are covered")
+            raise IllegalMove(f"there is no {move.end} end")  # pragma: no cover
+        if e not in ends:
+            raise IllegalMove(f"the {move.end} end shows {self.value[e]}")
+        return (kind, a, e)
+
+    def _no_match(self, tile: str) -> str:
+        shows = ", ".join(f"{END_NAMES[e]} {v}" for e, v in enumerate(self.value) if v >= 0)
+        return f"{tile} matches no open end (the ends show {shows})"
+
+    def is_legal(self, move: Move) -> bool:
+        try:
+            self.check(move)
+        except IllegalMove:
+            return False
+        return True
+
+    def apply(self, move: Move) -> None:
+        """Check ``move`` and play it; the round may end with it."""
+        kind, a, e = self.check(move)
+        self._commit(move.player, move.action, kind, a, e)
+
+    def apply_fast(self, seat: object, action: object, tile: object, end: object) -> None:
+        """:meth:`apply` for a logged move given as its fields, without building a Move.
+
+        A fast lane for the common legal cases of replay: it decides only what it
+        is sure of (the right player, a held tile on the one end that takes it, a
+        draw or pass with nothing playable) and hands anything else to
+        :meth:`apply`, so every refusal still comes from :meth:`check`.
+        """
+        if seat == self.turn and self.phase is PLAY and type(seat) is int:
+            if action == "play":
+                hit = self.tiles.lookup.get(tile)  # type: ignore[arg-type]
+                if hit is not None:
+                    kind, a, b = hit
+                    if self.hands[seat] & self.tiles.kind_mask[kind]:
+                        value = self.value
+                        if end is None:
+                            e = -1
+                            for i in (0, 1, 2, 3):
+                                v = value[i]
+                                if v >= 0 and (v == a or v == b):
+                                    if e >= 0:
+                                        break
+                                    e = i
+                            else:
+                                if e >= 0:
+                                    self._commit(seat, "play", kind, a, e)
+                                    return
+                        else:
+                            e = END_INDEX.get(end, -1)  # type: ignore[arg-type]
+                            if e >= 0:
+                                v = value[e]
+                                if v >= 0 and (v == a or v == b):
+                                    self._commit(seat, "play", kind, a, e)
+                                    return
+            elif not self.hands[seat] & self.open_mask:
+                if action == "draw":
+                    left = len(self.boneyard) - self.drawn
+                    if (
+                        self._can_draw_rule and left > self._floor
+                        and not (self.drew and self.rules.draw == "one")
+                    ):
+                        if tile is None:
+                            self._commit(seat, "draw", 0, 0, 0)
+                            return
+                        hit = self.tiles.lookup.get(tile)  # type: ignore[arg-type]
+                        if hit is not None and hit[0] == self.tiles.phys_kind[
+                                self.boneyard[self.drawn]]:
+                            self._commit(seat, "draw", 0, 0, 0)
+                            return
+                elif action == "pass" and not self.may_draw():
+                    self._commit(seat, "pass", 0, 0, 0)
+                    return
+        self.apply(Move(seat, action, tile, end))  # type: ignore[arg-type]
+
+    def _commit(self, seat: int, action: str, kind: int, a: int, e: int) -> None:
+        """Play a move that has been checked."""
+        self.moves += 1
+        if action == "play":
+            self._place(seat, kind, a, e)
+            self.drew = False
+            if not self.hands[seat]:
+                self._finish(seat, blocked=False)
+                return
+            self.turn = (seat + 1) % self.players
+            self._check_blocked(seat)
+        elif action == "draw":
+            phys = self.boneyard[self.drawn]
+            self.drawn += 1
+            self.hands[seat] |= 1 << phys
+            self.drew = True
+            if self.phase == DRAW_FOR_DOUBLE:
+                kind = self.tiles.phys_kind[phys]
+                if self.tiles.kind_is_double[kind]:
+                    self.phase = OPENING
+                    self.openers = (seat,)
+                    self.opening_kind = kind
+                else:
+                    self.turn = (seat + 1) % self.players
+                    self.drew = False
+                return
+            self._check_blocked(seat)
+        else:  # pass
+            self.drew = False
+            self.turn = (seat + 1) % self.players
+        self.last_player = seat
+
+    def _place(self, seat: int, kind: int, a: int, e: int) -> None:
+        tiles = self.tiles
+        hand = self.hands[seat]
+        copies = hand & tiles.kind_mask[kind]
+        self.hands[seat] = hand ^ (copies & -copies)
+        lo, hi = tiles.kind_lo[kind], tiles.kind_hi[kind]
+        value = self.value
+        if self.phase == OPENING:
+            b = hi if a == lo else lo
+            value[LEFT], value[RIGHT] = a, b
+            if lo == hi:
+                self.opener_double = True
+                self.dbl[LEFT] = self.dbl[RIGHT] = True
+                if self.rules.spinner:
+                    self.spinner = True
+                    if self.rules.spinner_arms == "always":
+                        value[UP] = value[DOWN] = lo
+                        self.arms_open = True
+            self.phase = PLAY
+            self.turn = seat
+            self.board.append((f"{a}-{b}", None))
+        else:
+            shown = value[e]
+            outer = hi if shown == lo else lo
+            value[e] = outer
+            self.dbl[e] = lo == hi
+            self.covered[e] = True
+            self.board.append((f"{shown}-{outer}", END_NAMES[e]))
+            if self.spinner and not self.arms_open and self.covered[LEFT] and \
+                    self.covered[RIGHT]:
+                value[UP] = value[DOWN] = self.tiles.kind_lo[self.opening_kind]
+                self.arms_open = True
+        mask = 0
+        pip_mask = tiles.pip_mask
+        for v in value:
+            if v >= 0:
+                mask |= pip_mask[v]
+        self.open_mask = mask
+        self.last_play = seat
+        self.last_player = seat
+        if self.rules.bonus:
+            total = self.open_end_sum()
+            if total > 0 and total % self.rules.bonus_multiple == 0:
+                self._credit_bonus(seat, total)
+
+    def _credit_bonus(self, seat: int, total: int) -> None:
+        for side in self.rules.sides(self.players):
+            if seat in side:
+                for member in side:
+                    self.bonus[member] += total
+
+    def _check_blocked(self, seat: int) -> None:
+        """End the round at once when nobody can play and nobody may draw."""
+        if self._can_draw_rule and len(self.boneyard) - self.drawn > self._floor:
+            return
+        mask = self.open_mask
+        for h in self.hands:
+            if h & mask:
+                return
+        self.last_player = seat
+        self._finish(seat, blocked=True)
+
+    def _finish(self, seat: int, *, blocked: bool) -> None:
+        self.last_player = seat
+        self.phase = OVER
+        self.result = score_round(self, seat, blocked)
+
+    def pips_left(self) -> list[int]:
+        return [self.tiles.mask_pips(h) for h in self.hands]
+
+
+def _with_lot(deal: Deal, seat: int) -> Deal:
+    return Deal(deal.hands, deal.boneyard, deal.redeals, seat, deal.seeded)
+
+
+# ---------------------------------------------------------------------- scoring
+def score_round(rnd: Round, ended_by: int, blocked: bool) -> RoundResult:
+    """Points of a finished round under the ruleset's scoring rules."""
+    rules, n = rnd.rules, rnd.players
+    pips = rnd.pips_left()
+    sides = rules.sides(n)
+    side_of = {p: i for i, side in enumerate(sides) for p in side}
+    side_pips = [sum(pips[p] for p in side) for side in sides]
+    side_points: list[Fraction | int] = [0] * len(sides)
+    winning: list[int] = []
+    if not blocked:
+        w = side_of[ended_by]
+        winning = [w]
+        if rules.domino_scoring == "opponents-pips":
+            side_points[w] = sum(p for i, p in enumerate(side_pips) if i != w)
+        else:  # penalty
+            side_points = [0 if i == w else p for i, p in enumerate(side_pips)]
+    else:
+        scoring = rules.blocked_scoring
+        low = min(side_pips)
+        if scoring == "lowest-wins":
+            winning = [i for i, p in enumerate(side_pips) if p == low]
+            pot = sum(p for i, p in enumerate(side_pips) if i not in winning)
+            for i in winning:
+                side_points[i] = _share(pot, len(winning))
+        elif scoring == "difference":
+            winning = [i for i, p in enumerate(side_pips) if p == low]
+            if len(winning) == len(sides):
+                winning = []
+            else:
+                pot = sum(p - low for p in side_pips)
+                for i in winning:
+                    side_points[i] = _share(pot, len(winning))
+        elif scoring == "fish":
+            setter = rnd.last_play if rnd.last_play >= 0 else ended_by
+            w = side_of[setter]
+            winning = [w]
+            side_points = [0 if i == w else p for i, p in enumerate(side_pips)]
+        else:  # negative
+            side_points = [-p for p in side_pips]
+    points = tuple(side_points[side_of[p]] for p in range(n))
+    winners = tuple(sorted(p for i in winning for p in sides[i]))
+    return RoundResult(winners, points, tuple(rnd.bonus), blocked, tuple(pips), ended_by)
+
+
+def _share(pot: int, ways: int) -> Fraction | int:
+    """Points split equally, kept exact: a tie of three gives thirds, never rounded."""
+    return pot // ways if pot % ways == 0 else Fraction(pot, ways)
+
+
+# ---------------------------------------------------------------------- a match
+class Match:
+    """A game across rounds: running scores, the target, and who wins."""
+
+    __slots__ = ("rules", "players", "scores", "results", "over", "winners")
+
+    def __init__(self, rules: Ruleset, players: int) -> None:
+        rules.check_players(players)
+        self.rules = rules
+        self.players = players
+        self.scores: list[Fraction | int] = [0] * players
+        self.results: list[RoundResult] = []
+        self.over = False
+        self.winners: tuple[int, ...] = ()
+
+    def new_round(self, *, seed: str | None = None, deal: object = None) -> Round:
+        """Deal the next round from its seed or its explicit deal."""
+        if deal is not None:
+            return Round.start(self.rules, self.players,
+                               explicit_deal(self.rules, self.players, deal), None)
+        if seed is None:
+            raise DealError("a round needs a seed or a deal")
+        dealt, stream = seeded_deal(self.rules, self.players, seed)
+        return Round.start(self.rules, self.players, dealt, stream)
+
+    def finish_round(self, result: RoundResult) -> None:
+        """Add a finished round to the scores and check the target."""
+        self.results.append(result)
+        scores = self.scores
+        for p in range(self.players):
+            scores[p] += result.points[p] + result.bonus[p]
+        target = self.rules.target
+        if any(s >= target for s in scores):
+            self.over = True
+            best = max(scores) if self.rules.target_mode == "reach-wins" else min(scores)
+            self.winners = tuple(p for p, s in enumerate(scores) if s == best)

@@ -1,0 +1,272 @@
+"""Replaying a logged game: one walk that everything else consumes.
+
+:func:`walk` yields events (a round starts, a move is about to be applied, a
+round ends) and raises a located :class:`RecorderError` at the first thing that
+is wrong. :func:`replay` consumes it into the answer of CONTRACT.md; the
+analysis, the simulator's self-check and the web viewer consume the same walk
+instead of re-implementing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from recorder import FORMAT
+from recorder.engine import END_NAMES, Match, Move, Round, RoundResult
+from recorder.errors import (
+    GameOverError,
+    IllegalMove,
+    RecorderError,
+    RulesetError,
+    SchemaError,
+)
+from recorder.rules import Ruleset
+
+MAX_LEGAL_LISTED = 8
+_ACTIONS = frozenset(("play", "draw", "pass"))
+
+
+@dataclass(slots=True)
+class RoundStart:
+    round: int  # 1-based
+    state: Round
+
+
+@dataclass(slots=True)
+class MoveEvent:
+    """A move about to be applied; ``state`` is the position before it."""
+
+    round: int
+    move_no: int  # 1-based
+    move: Move
+    state: Round
+    ms: float | None
+
+
+@dataclass(slots=True)
+class RoundEnd:
+    round: int
+    result: RoundResult
+    state: Round
+
+
+Event = RoundStart | MoveEvent | RoundEnd
+
+
+@dataclass(slots=True)
+class Game:
+    """The parts of a document the walk needs, checked."""
+
+    rules: Ruleset
+    players: list[str]
+    seed: str | None
+    rounds: list[Any]
+    match: Match
+    unfinished_round: int = 0  # 1-based number of a round cut off in the middle
+
+
+def number(x: Fraction | int) -> int | float:
+    """A point figure as plain JSON: whole numbers stay ints, the rest full floats."""
+    if type(x) is int:
+        return x
+    if x.denominator == 1:
+        return int(x)
+    return float(x)
+
+
+def open_game(doc: Any) -> Game:
+    """Check the document as a whole and set up its match, or raise a located error."""
+    from recorder.schema import check_document
+
+    check_document(doc)
+    try:
+        rules = Ruleset.from_spec(doc["ruleset"])
+        players = [p["id"] for p in doc["players"]]
+        if len(set(players)) != len(players):
+            dup = next(p for p in players if players.count(p) > 1)
+            raise RulesetError(f'player id "{dup}" appears twice; ids are unique in a game',
+                               pointer="/players")
+        match = Match(rules, len(players))
+    except RulesetError as exc:
+        exc.round, exc.move = 0, 0
+        raise
+    return Game(rules, players, doc.get("seed"), doc["rounds"], match)
+
+
+def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[Event]:
+    """Replay ``doc`` round by round, move by move; raise at the first error.
+
+    With ``moves=False`` only the round events come out and the moves take the
+    engine's fast lane: that is what plain validation uses.
+    """
+    if game is None:
+        game = open_game(doc)
+    match, ids = game.match, game.players
+    for r, rdoc in enumerate(game.rounds, 1):
+        if match.over:
+            raise GameOverError(
+                f"round {r}: the game ended after round {r - 1}; no round may follow",
+                round=r, pointer=f"/rounds/{r - 1}",
+            )
+        if game.unfinished_round:
+            raise GameOverError(
+                f"round {r}: round {game.unfinished_round} is not finished, so no round may "
+                "follow it", round=r, pointer=f"/rounds/{r - 1}",
+            )
+        try:
+            if "deal" in rdoc:
+                state = match.new_round(deal=rdoc["deal"])
+            else:
+                seed = rdoc.get("seed")
+                if seed is None:
+                    if game.seed is None:
+                        raise RecorderError(
+                            "the round has no seed or deal, and the game has no seed",
+                            code="round/deal",
+                        )
+                    seed = f"{game.seed}/{r}"
+                state = match.new_round(seed=seed)
+        except RecorderError as exc:
+            exc.round, exc.move = r, 0
+            exc.message = f"round {r}: {exc.message}"
+            if exc.pointer is None:
+                exc.pointer = f"/rounds/{r - 1}"
+            raise
+        yield RoundStart(r, state)
+        if moves:
+            for m, mdoc in enumerate(rdoc["moves"], 1):
+                move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+                yield MoveEvent(r, m, move, state, mdoc.get("ms"))
+                try:
+                    state.apply(move)
+                except IllegalMove as exc:
+                    raise _locate(exc, r, m, move, state, ids) from None
+        else:
+            apply_fast = state.apply_fast
+            m = 0
+            try:
+                for m, mdoc in enumerate(rdoc["moves"], 1):  # noqa: B007 - m locates errors
+                    get = mdoc.get
+                    apply_fast(get("player"), get("action"), get("tile"), get("end"))
+            except IllegalMove as exc:
+                mdoc = rdoc["moves"][m - 1]
+                move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+                raise _locate(exc, r, m, move, state, ids) from None
+        if state.result is None:
+            game.unfinished_round = r
+            continue
+        match.finish_round(state.result)
+        yield RoundEnd(r, state.result, state)
+
+
+def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
+            ids: list[str]) -> IllegalMove:
+    """Turn the engine's reason into the contract's message: where, who, what, what was legal."""
+    who = ids[move.player] if isinstance(move.player, int) and 0 <= move.player < len(ids) \
+        else f"seat {move.player!r}"
+    legal = state.legal_moves()
+    listed = ", ".join(x.short() for x in legal[:MAX_LEGAL_LISTED])
+    if len(legal) > MAX_LEGAL_LISTED:
+        listed += f" and {len(legal) - MAX_LEGAL_LISTED} more"
+    if legal and legal[0].player != move.player:
+        listed = f"{ids[legal[0].player]} to move: {listed}" if len(
+            {x.player for x in legal}) == 1 else listed
+    where = f"round {r}, move {m} ({who} {move.text()})"
+    if state.over:
+        message = f"{where}: {exc.message}"
+    else:
+        message = f"{where}: {exc.message}; legal here: {listed}"
+    return IllegalMove(message, round=r, move=m, pointer=f"/rounds/{r - 1}/moves/{m - 1}",
+                       code=exc.code)
+
+
+def round_answer(result: RoundResult) -> dict[str, Any]:
+    return {
+        "winners": list(result.winners),
+        "points": [number(x) for x in result.points],
+        "bonus": [number(x) for x in result.bonus],
+        "blocked": result.blocked,
+        "pips_left": list(result.pips_left),
+        "ended_by": result.ended_by,
+    }
+
+
+def replay(doc: Any) -> dict[str, Any]:
+    """The engine's answer for one document (CONTRACT.md); never raises for a bad log."""
+    game_id = doc.get("game_id") if isinstance(doc, dict) else None
+    rounds: list[dict[str, Any]] = []
+    try:
+        game = open_game(doc)
+        for event in walk(doc, game, moves=False):
+            if type(event) is RoundEnd:
+                rounds.append(round_answer(event.result))
+    except RecorderError as exc:
+        out: dict[str, Any] = {"game_id": game_id, "status": "invalid", "error": exc.to_dict()}
+        if rounds:
+            out["rounds"] = rounds
+        return out
+    except RecursionError:
+        err = SchemaError("the document is nested too deeply")
+        return {"game_id": game_id, "status": "invalid", "error": err.to_dict()}
+    match = game.match
+    answer: dict[str, Any] = {
+        "game_id": game_id,
+        "status": "finished" if match.over else "unfinished",
+        "rounds": rounds,
+        "scores": [number(s) for s in match.scores],
+        "winners": list(match.winners),
+    }
+    mismatches = _mismatches(doc, rounds, answer)
+    if mismatches:
+        answer["mismatches"] = mismatches
+    return answer
+
+
+def _same(claimed: Any, computed: Any) -> bool:
+    """Claims are compared with a tolerance of half a hundredth: scores show two decimals."""
+    if claimed == computed and type(claimed) is type(computed):
+        return True
+    if isinstance(claimed, bool) or isinstance(computed, bool):
+        return claimed is computed
+    if isinstance(claimed, int | float) and isinstance(computed, int | float):
+        return abs(claimed - computed) < 0.005
+    if isinstance(claimed, list) and isinstance(computed, list):
+        return len(claimed) == len(computed) and all(
+            _same(a, b) for a, b in zip(claimed, computed, strict=True)
+        )
+    return bool(claimed == computed)
+
+
+def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
+                answer: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for r, (rdoc, computed) in enumerate(zip(doc["rounds"], rounds, strict=False), 1):
+        claimed = rdoc.get("result")
+        if not isinstance(claimed, dict):
+            continue
+        for field, value in claimed.items():
+            if field not in computed:
+                continue
+            mine = computed[field]
+            if field == "winners" and isinstance(value, list):
+                value = sorted(value, key=str)
+            if not _same(value, mine):
+                out.append({"round": r, "field": field, "claimed": value, "computed": mine})
+    claimed = doc.get("result")
+    if isinstance(claimed, dict):
+        for field in ("scores", "winners"):
+            if field in claimed:
+                value = claimed[field]
+                if field == "winners" and isinstance(value, list):
+                    value = sorted(value, key=str)
+                if not _same(value, answer[field]):
+                    out.append({"round": 0, "field": field, "claimed": value,
+                                "computed": answer[field]})
+    return out
+
+
+__all__ = ["END_NAMES", "Event", "MoveEvent", "RoundEnd", "RoundStart", "open_game",
+           "replay", "walk"]

@@ -1,0 +1,372 @@
+"""Rulesets as data.
+
+A :class:`Ruleset` is one frozen, validated record of every rule the engine
+needs. The five presets of RULES.md are entries of :data:`PRESETS`; a log's
+``options`` override a preset field by field, so a frontend with house rules
+describes them without code. The vocabulary of options is :data:`OPTIONS`
+(name -> allowed values and meaning); anything outside it, or options that
+contradict each other, is refused with a :class:`RulesetError` that names it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from recorder.errors import RulesetError
+
+DRAW_POLICIES = ("until-playable", "one", "none")
+OPENINGS = ("highest-double", "double-zero-first", "highest-tile", "free")
+NO_DOUBLE = ("draw-for-double", "redeal", "highest-tile")
+TIE_BREAKS = ("lot", "any")
+SPINNER_ARMS = ("always", "after-sides")
+DOMINO_SCORING = ("opponents-pips", "penalty")
+BLOCKED_SCORING = ("lowest-wins", "fish", "negative", "difference")
+TARGET_MODES = ("reach-wins", "reach-loses")
+MAX_PIPS = (6, 9, 12)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One word of the options vocabulary: its type, allowed values and meaning."""
+
+    kind: str  # "bool", "int", "choice", "per-players-int", "per-players-choice"
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+OPTIONS: dict[str, Option] = {
+    "target": Option("int", "score that ends the game (see target_mode)", minimum=1,
+                     maximum=1_000_000),
+    "target_mode": Option("choice", "reaching the target wins (reach-wins) or loses "
+                          "(reach-loses, kozel)", TARGET_MODES),
+    "bonus": Option("bool", "a play that makes the open-end sum a positive multiple of "
+                    "bonus_multiple scores that sum at once"),
+    "bonus_multiple": Option("int", "the multiple that scores a bonus (5)", minimum=1,
+                             maximum=100),
+    "sets": Option("int", "number of tile sets shuffled together (1 or 2)", minimum=1,
+                   maximum=2),
+    "max_pip": Option("int", "highest pip: 6 (double-six), 9 (double-nine) or 12 "
+                      "(double-twelve)", minimum=6, maximum=12),
+    "hand_size": Option("per-players-int", "tiles dealt to each player: a number, or an "
+                        'object by player count like {"2": 7, "3": 5, "4": 5}', minimum=1,
+                        maximum=91),
+    "draw": Option("choice", "what a player who cannot play does: draw until a tile fits "
+                   "(until-playable), draw one tile and pass if it does not fit (one), or "
+                   "pass (none)", DRAW_POLICIES),
+    "stock_floor": Option("int", "no drawing while the boneyard holds this many tiles or "
+                          "fewer (norwegian: 2)", minimum=0, maximum=90),
+    "opening": Option("per-players-choice", "who opens and with what: highest-double, "
+                      "double-zero-first (0-0, else the highest double), highest-tile, or free "
+                      "(anyone, any tile); a value, or an object by player count",
+                      OPENINGS),
+    "no_double": Option("choice", "when the opening needs a double and nobody holds one: "
+                        "draw-for-double (draw in turn until someone draws one), redeal, or "
+                        "highest-tile", NO_DOUBLE),
+    "tie_break": Option("choice", "several players hold the opening tile (two sets): lot "
+                        "(drawn from the seed's stream) or any (any of them may open)",
+                        TIE_BREAKS),
+    "spinner": Option("bool", "the opening double is a spinner, playable on four sides"),
+    "spinner_arms": Option("choice", "when the spinner's up and down sides open: always, or "
+                           "after-sides (once both left and right are covered)",
+                           SPINNER_ARMS),
+    "domino_scoring": Option("choice", "a player goes out: opponents-pips (the winner scores "
+                             "the opponents' pips left) or penalty (winner 0, every other "
+                             "player adds their own pips left)", DOMINO_SCORING),
+    "blocked_scoring": Option("choice", "a blocked round: lowest-wins (lowest pips left wins "
+                              "the others' pips, ties split), fish (the last player to play "
+                              "scores 0, the others add their own pips), negative (everyone "
+                              "scores minus their own pips), difference (lowest wins the "
+                              "difference)", BLOCKED_SCORING),
+    "partnerships": Option("bool", "four players in two teams (seats 0+2 and 1+3) that score "
+                           "together"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """Every rule of one variant. Presets are instances; options are field overrides."""
+
+    preset: str
+    min_players: int
+    max_players: int
+    hand_size: tuple[tuple[int, int], ...]  # (players, tiles each)
+    opening: tuple[tuple[int, str], ...]  # (players, opening rule); players 0 = default
+    no_double: str
+    draw: str = "until-playable"
+    stock_floor: int = 0
+    tie_break: str = "lot"
+    spinner: bool = False
+    spinner_arms: str = "always"
+    bonus: bool = False
+    bonus_multiple: int = 5
+    domino_scoring: str = "opponents-pips"
+    blocked_scoring: str = "lowest-wins"
+    target: int = 100
+    target_mode: str = "reach-wins"
+    sets: int = 1
+    max_pip: int = 6
+    partnerships: bool = False
+    options: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    _two_set_hands: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._validate()
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_spec(cls, spec: object) -> Ruleset:
+        """A ruleset from a log's ``ruleset`` field: a preset name or {preset, options}."""
+        if isinstance(spec, str):
+            return find(spec)
+        if not isinstance(spec, Mapping):
+            raise RulesetError(
+                'the ruleset is a preset name or {"preset": ..., "options": {...}}, '
+                f"not {type(spec).__name__}",
+                pointer="/ruleset",
+            )
+        unknown = set(spec) - {"preset", "options"}
+        if unknown:
+            raise RulesetError(
+                f"the ruleset has unknown keys {sorted(unknown)}; it takes preset and options",
+                pointer="/ruleset",
+            )
+        if "preset" not in spec:
+            raise RulesetError("the ruleset needs a preset", pointer="/ruleset")
+        base = find(spec["preset"])
+        options = spec.get("options", {})
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise RulesetError("ruleset options must be an object", pointer="/ruleset/options")
+        return base.with_options(options)
+
+    def with_options(self, options: Mapping[str, Any]) -> Ruleset:
+        """This ruleset with ``options`` applied; each is checked against :data:`OPTIONS`."""
+        changes: dict[str, Any] = {}
+        for name, value in options.items():
+            opt = OPTIONS.get(name)
+            pointer = f"/ruleset/options/{name}"
+            if opt is None:
+                close = difflib.get_close_matches(str(name), OPTIONS, n=1)
+                hint = f' (did you mean "{close[0]}"?)' if close else ""
+                raise RulesetError(
+                    f'unknown option "{name}" for {self.preset}{hint}; known options: '
+                    + ", ".join(sorted(OPTIONS)),
+                    pointer=pointer,
+                )
+            changes[name] = _coerce(name, opt, value, pointer)
+        if "max_pip" in changes and changes["max_pip"] not in MAX_PIPS:
+            raise RulesetError(
+                f"option max_pip is 6, 9 or 12, not {changes['max_pip']}",
+                pointer="/ruleset/options/max_pip",
+            )
+        if "hand_size" not in changes and "sets" in changes and self._two_set_hands:
+            if changes["sets"] == 2:
+                changes["hand_size"] = self._two_set_hands
+        merged = dict(self.options)
+        merged.update(options)
+        try:
+            return replace(self, options=tuple(sorted(merged.items())), **changes)
+        except RulesetError as exc:
+            if exc.pointer is None:
+                exc.pointer = "/ruleset/options"
+            raise
+
+    # ------------------------------------------------------------------ queries
+    def tiles_each(self, players: int) -> int:
+        for n, size in self.hand_size:
+            if n == players:
+                return size
+        for n, size in self.hand_size:
+            if n == 0:
+                return size
+        raise RulesetError(f"{self.preset} says no hand size for {players} players")
+
+    def opening_for(self, players: int) -> str:
+        default = "highest-double"
+        for n, rule in self.opening:
+            if n == players:
+                return rule
+            if n == 0:
+                default = rule
+        return default
+
+    def sides(self, players: int) -> list[list[int]]:
+        """Who scores together: teams of two in partnerships, else each player alone."""
+        if self.partnerships:
+            return [[0, 2], [1, 3]]
+        return [[p] for p in range(players)]
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            span = (
+                f"{self.min_players}" if self.min_players == self.max_players
+                else f"{self.min_players} to {self.max_players}"
+            )
+            raise RulesetError(
+                f"{self.preset} is played by {span} players, not {players}", pointer="/players"
+            )
+        if self.partnerships and players != 4:
+            raise RulesetError(
+                f"partnerships need exactly 4 players, not {players}", pointer="/players"
+            )
+        from recorder.tiles import tile_set  # local: rules stay importable on their own
+
+        total = tile_set(self.max_pip, self.sets).size
+        each = self.tiles_each(players)
+        if each * players > total:
+            raise RulesetError(
+                f"{players} players x {each} tiles is more than the {total} tiles of the set",
+                pointer="/ruleset",
+            )
+
+    def describe(self) -> dict[str, Any]:
+        """Every rule as plain JSON: what the docs and the UI show."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name.startswith("_") or f.name == "options":
+                continue
+            value = getattr(self, f.name)
+            if f.name in ("hand_size", "opening"):
+                value = {str(n) if n else "default": v for n, v in value}
+            out[f.name] = value
+        return out
+
+    # ------------------------------------------------------------------ checks
+    def _validate(self) -> None:
+        if self.sets not in (1, 2):
+            raise RulesetError(f"sets is 1 or 2, not {self.sets}")
+        if self.max_pip not in MAX_PIPS:
+            raise RulesetError(f"max_pip is 6, 9 or 12, not {self.max_pip}")
+        if self.spinner:
+            double_openings = {"highest-double", "double-zero-first"}
+            rules = {rule for _, rule in self.opening}
+            if not rules <= double_openings or self.no_double == "highest-tile":
+                raise RulesetError(
+                    "a spinner needs a double to open every round: use an opening of "
+                    "highest-double or double-zero-first with no_double draw-for-double or "
+                    "redeal"
+                )
+        if self.partnerships and self.max_players < 4:
+            raise RulesetError(f"partnerships need 4 players; {self.preset} allows at most "
+                               f"{self.max_players}")
+        if self.partnerships and self.blocked_scoring == "fish":
+            pass  # the fish setter's team scores 0: well defined
+        for n, size in self.hand_size:
+            if size < 1:
+                raise RulesetError(f"hand size for {n} players must be at least 1")
+
+
+def _coerce(name: str, opt: Option, value: Any, pointer: str) -> Any:
+    """Check one option value and turn it into the Ruleset field's type."""
+
+    def bad(expected: str) -> RulesetError:
+        shown = repr(value)
+        if len(shown) > 40:
+            shown = shown[:40] + "..."
+        return RulesetError(f"option {name} must be {expected}, not {shown}", pointer=pointer)
+
+    def int_value(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise bad("a whole number")
+        if (opt.minimum is not None and v < opt.minimum) or (
+            opt.maximum is not None and v > opt.maximum
+        ):
+            raise bad(f"a whole number from {opt.minimum} to {opt.maximum}")
+        return v
+
+    def choice(v: Any) -> str:
+        if v not in opt.choices:
+            raise bad("one of " + ", ".join(opt.choices))
+        return str(v)
+
+    def per_players(v: Any, one: Any) -> tuple[tuple[int, Any], ...]:
+        if isinstance(v, Mapping):
+            out = []
+            for key, item in v.items():
+                if key == "default":
+                    n = 0
+                else:
+                    try:
+                        n = int(key)
+                    except (TypeError, ValueError):
+                        raise bad('an object keyed by player count ("2", "3", "4")') from None
+                    if not 1 <= n <= 8:
+                        raise bad('an object keyed by player count ("2", "3", "4")')
+                out.append((n, one(item)))
+            return tuple(sorted(out))
+        return ((0, one(v)),)
+
+    if opt.kind == "bool":
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return value
+    if opt.kind == "int":
+        return int_value(value)
+    if opt.kind == "choice":
+        return choice(value)
+    if opt.kind == "per-players-int":
+        return per_players(value, int_value)
+    if opt.kind == "per-players-choice":
+        return per_players(value, choice)
+    raise AssertionError(opt.kind)
+
+
+def _hands(**by_players: int) -> tuple[tuple[int, int], ...]:
+    return tuple(sorted((int(k[1:]), v) for k, v in by_players.items()))
+
+
+PRESETS: dict[str, Ruleset] = {
+    "spilop": Ruleset(
+        preset="spilop", min_players=2, max_players=4,
+        hand_size=_hands(p2=7, p3=7, p4=5), _two_set_hands=_hands(p2=7, p3=7, p4=7),
+        opening=((0, "highest-double"),), no_double="draw-for-double",
+        spinner=True, spinner_arms="always",
+        domino_scoring="opponents-pips", blocked_scoring="lowest-wins", target=100,
+    ),
+    "classic": Ruleset(
+        preset="classic", min_players=2, max_players=4,
+        hand_size=_hands(p2=7, p3=5, p4=5),
+        opening=((0, "highest-double"),), no_double="redeal",
+        domino_scoring="opponents-pips", blocked_scoring="lowest-wins", target=100,
+    ),
+    "kozel": Ruleset(
+        preset="kozel", min_players=2, max_players=4,
+        hand_size=_hands(p2=7, p3=7, p4=7),
+        opening=((0, "double-zero-first"),), no_double="highest-tile",
+        domino_scoring="penalty", blocked_scoring="fish",
+        target=101, target_mode="reach-loses",
+    ),
+    "italian": Ruleset(
+        preset="italian", min_players=2, max_players=4,
+        hand_size=_hands(p2=7, p3=7, p4=7),
+        opening=((0, "free"), (4, "highest-double")), no_double="highest-tile",
+        draw="one",
+        domino_scoring="opponents-pips", blocked_scoring="negative", target=100,
+    ),
+    "norwegian": Ruleset(
+        preset="norwegian", min_players=2, max_players=2,
+        hand_size=_hands(p2=7),
+        opening=((0, "highest-double"),), no_double="highest-tile",
+        stock_floor=2,
+        domino_scoring="opponents-pips", blocked_scoring="difference", target=100,
+    ),
+}
+
+
+def find(name: object) -> Ruleset:
+    """The preset called ``name``, or an error that names it and lists the presets."""
+    preset = PRESETS.get(name) if isinstance(name, str) else None
+    if preset is None:
+        close = difflib.get_close_matches(str(name), PRESETS, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        raise RulesetError(
+            f'unknown preset "{name}"{hint}; presets: ' + ", ".join(PRESETS),
+            pointer="/ruleset",
+        )
+    return preset
