@@ -359,28 +359,25 @@ class Round:
 
     def open_end_sum(self) -> int:
         """The open-end count of the bonus rule (RULES.md, "Bonus points")."""
-        value, dbl, covered = self.value, self.dbl, self.covered
-        if self.moves == 0 or self.phase in (OPENING, DRAW_FOR_DOUBLE):
+        if self.phase in (OPENING, DRAW_FOR_DOUBLE):
             return 0
-        if self.opener_double and not covered[LEFT] and not covered[RIGHT]:
-            total = 2 * value[LEFT]
-        else:
-            total = 0
-            for e in (LEFT, RIGHT):
-                total += value[e] * 2 if dbl[e] else value[e]
-        for e in (UP, DOWN):
-            if covered[e]:
-                total += value[e] * 2 if dbl[e] else value[e]
-        return total
+        return _end_sum(self.value, self.dbl, self.covered, self.opener_double)
 
     def score_of(self, move: Move) -> int:
         """The bonus ``move`` would score now (0 when bonus is off or it scores nothing)."""
-        if move.action != "play" or not self.rules.bonus:
+        if move.action != "play" or not self.rules.bonus or not self.is_legal(move):
             return 0
-        trial = self.copy()
-        before = trial.bonus[move.player]
-        trial.apply(move)
-        return int(trial.bonus[move.player] - before)
+        kind, a, e = self.check(move)
+        lo, hi = self.tiles.kind_lo[kind], self.tiles.kind_hi[kind]
+        if self.phase == OPENING:
+            total = 2 * lo if lo == hi else lo + hi
+        else:
+            value, dbl, covered = list(self.value), list(self.dbl), list(self.covered)
+            value[e] = hi if value[e] == lo else lo
+            dbl[e] = lo == hi
+            covered[e] = True
+            total = _end_sum(value, dbl, covered, self.opener_double)
+        return total if total > 0 and total % self.rules.bonus_multiple == 0 else 0
 
     # ------------------------------------------------------------------ moves
     def check(self, move: Move) -> tuple[int, int, int]:
@@ -668,6 +665,24 @@ class Round:
 
     def pips_left(self) -> list[int]:
         return [self.tiles.mask_pips(h) for h in self.hands]
+
+
+def _end_sum(value: list[int], dbl: list[bool], covered: list[bool], opener_double: bool) -> int:
+    """Sum of the open ends; a crosswise double at an end counts both halves.
+
+    The opening double (spinner or not) is itself an end while at most one of its
+    line sides is covered; a spinner arm with no tile counts nothing.
+    """
+    if opener_double and not covered[LEFT] and not covered[RIGHT]:
+        total = 2 * value[LEFT]
+    else:
+        total = 0
+        for e in (LEFT, RIGHT):
+            total += value[e] * 2 if dbl[e] else value[e]
+    for e in (UP, DOWN):
+        if covered[e]:
+            total += value[e] * 2 if dbl[e] else value[e]
+    return total
 
 
 def _with_lot(deal: Deal, seat: int) -> Deal:
