@@ -1,0 +1,145 @@
+"""Facts for the statistics, derived once from a valid log.
+
+Storage keeps these rows so that no dashboard ever re-parses a log: per move
+(how many legal moves there were, what the move scored and what the best
+alternative would have scored), per round and per player. They come from the
+same :func:`recorder.replay.walk` that validates the game.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from recorder.replay import MoveEvent, RoundEnd, RoundStart, number, open_game, walk
+
+
+def _row(obj: Any) -> dict[str, Any]:
+    """A flat, sqlite-friendly dict: lists become JSON text."""
+    return {k: json.dumps(v) if isinstance(v, list) else v for k, v in asdict(obj).items()}
+
+
+@dataclass(slots=True)
+class MoveFact:
+    round: int
+    move: int
+    player: int
+    action: str
+    tile: str | None
+    end: str | None
+    ms: float | None
+    legal_count: int
+    score: float
+    best_score: float
+    forced: bool
+
+    def as_row(self) -> dict[str, Any]:
+        return _row(self)
+
+
+@dataclass(slots=True)
+class RoundFact:
+    round: int
+    opener: int
+    opening_tile: str
+    winners: list[int]
+    points: list[float]
+    bonus: list[float]
+    blocked: bool
+    pips_left: list[int]
+    ended_by: int
+    moves: int = 0
+    draws: int = 0
+    passes: int = 0
+    boneyard_left: int = 0
+
+    def as_row(self) -> dict[str, Any]:
+        return _row(self)
+
+
+@dataclass(slots=True)
+class PlayerFact:
+    seat: int
+    player_id: str
+    name: str | None
+    final_score: float = 0
+    won: bool = False
+    rounds_won: int = 0
+    dominoes: int = 0
+    bonus_total: float = 0
+    plays: int = 0
+    draws: int = 0
+    passes: int = 0
+
+    def as_row(self) -> dict[str, Any]:
+        return _row(self)
+
+
+@dataclass(slots=True)
+class GameFacts:
+    rounds: list[RoundFact] = field(default_factory=list)
+    moves: list[MoveFact] = field(default_factory=list)
+    players: list[PlayerFact] = field(default_factory=list)
+
+
+def game_facts(doc: dict[str, Any]) -> GameFacts:
+    """Every fact of a valid game; raises the walk's error for an invalid one."""
+    game = open_game(doc)
+    facts = GameFacts(players=[
+        PlayerFact(seat, p["id"], p.get("name")) for seat, p in enumerate(doc["players"])
+    ])
+    players = facts.players
+    counts = {"play": 0, "draw": 0, "pass": 0}
+    opener, opening_tile = -1, ""
+    pending: MoveFact | None = None
+    pending_bonus = 0
+    state = None
+    for event in walk(doc, game):
+        if pending is not None:  # the previous move has been applied: what did it score?
+            pending.score = event.state.bonus[pending.player] - pending_bonus
+            pending = None
+        if type(event) is RoundStart:
+            counts = {"play": 0, "draw": 0, "pass": 0}
+            opener, opening_tile = -1, ""
+        elif type(event) is MoveEvent:
+            state, move = event.state, event.move
+            legal = state.legal_moves()
+            best = max((state.score_of(m) for m in legal), default=0) \
+                if state.rules.bonus else 0
+            if move.action == "play" and opener < 0:
+                opener, opening_tile = move.player, str(move.tile)
+            counts[move.action] += 1
+            pending = MoveFact(event.round, event.move_no, move.player, move.action, move.tile,
+                               move.end, event.ms, len(legal), 0, best, len(legal) == 1)
+            pending_bonus = state.bonus[move.player]
+            facts.moves.append(pending)
+            player = players[move.player]
+            if move.action == "play":
+                player.plays += 1
+            elif move.action == "draw":
+                player.draws += 1
+            else:
+                player.passes += 1
+        elif type(event) is RoundEnd:
+            result = event.result
+            facts.rounds.append(RoundFact(
+                event.round, opener, opening_tile, list(result.winners),
+                [number(x) for x in result.points], [number(x) for x in result.bonus],
+                result.blocked, list(result.pips_left), result.ended_by,
+                sum(counts.values()), counts["draw"], counts["pass"],
+                event.state.boneyard_left(),
+            ))
+            for seat in result.winners:
+                players[seat].rounds_won += 1
+            if not result.blocked:
+                players[result.ended_by].dominoes += 1
+            for seat, bonus in enumerate(result.bonus):
+                players[seat].bonus_total = number(players[seat].bonus_total + bonus)
+    if pending is not None and state is not None:  # a round cut off after its last move
+        pending.score = state.bonus[pending.player] - pending_bonus
+    match = game.match
+    for seat, player in enumerate(players):
+        player.final_score = number(match.scores[seat])
+        player.won = seat in match.winners
+    return facts
