@@ -1,0 +1,295 @@
+"""The ``recorder`` command line: replay, validate and simulate logs, and run the service.
+
+Library errors become clean messages here, at the edge; exit codes follow the
+contract: 0 when every game is valid, 1 when any is invalid, 2 when an input
+cannot be read at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+from recorder.errors import InputError, RecorderError, RulesetError
+from recorder.replay import MoveEvent, RoundEnd, RoundStart, number, open_game, replay, walk
+from recorder.rules import OPTIONS, PRESETS, Ruleset
+
+EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
+
+
+def _documents(paths: tuple[str, ...]) -> Iterator[tuple[str, Any, RecorderError | None]]:
+    """(source, document, error) for every document of every input; unreadable inputs
+    are reported on stderr and remembered in ``_documents.unreadable``."""
+    from recorder.parse import iter_path
+
+    for path in paths:
+        try:
+            for item in iter_path(path):
+                where = path if item.line is None else f"{path}:{item.line}"
+                yield where, item.doc, item.error
+        except InputError as exc:
+            click.echo(f"recorder: cannot read {path}: {exc.message}", err=True)
+            _documents.unreadable = True  # type: ignore[attr-defined]
+        except OSError as exc:
+            click.echo(f"recorder: cannot read {path}: {exc.strerror or exc}", err=True)
+            _documents.unreadable = True  # type: ignore[attr-defined]
+
+
+def _answers(paths: tuple[str, ...]) -> Iterator[tuple[str, Any, dict[str, Any]]]:
+    for where, doc, error in _documents(paths):
+        if error is not None:
+            game_id = doc.get("game_id") if isinstance(doc, dict) else None
+            yield where, doc, {"game_id": game_id, "status": "invalid",
+                               "error": error.to_dict()}
+        else:
+            yield where, doc, replay(doc)
+
+
+def _exit_code(any_invalid: bool) -> int:
+    if getattr(_documents, "unreadable", False):
+        return EXIT_UNREADABLE
+    return EXIT_INVALID if any_invalid else EXIT_OK
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="domino-recorder")
+def main() -> None:
+    """Record, verify and replay domino games written as domino-log/1.
+
+    \b
+    Examples:
+      recorder replay game.json              a move-by-move transcript
+      recorder replay --json games.jsonl     the engine's answer, one JSON line a game
+      recorder validate logs/*.json.gz       ok / invalid, with the reason
+      recorder simulate --preset spilop -o bonus=true --games 10 > games.jsonl
+    """
+
+
+@main.command("replay")
+@click.option("--json", "as_json", is_flag=True, help="Print the engine's answer as JSON Lines.")
+@click.argument("files", nargs=-1, required=True)
+def replay_cmd(as_json: bool, files: tuple[str, ...]) -> None:
+    """Replay every game in FILES ('-' for stdin; JSON, array, JSON Lines, gzip).
+
+    \b
+    Examples:
+      recorder replay game.json
+      recorder replay --json games.jsonl.gz | jq .status
+      cat game.json | recorder replay -
+    """
+    _documents.unreadable = False  # type: ignore[attr-defined]
+    invalid = False
+    for where, doc, answer in _answers(files):
+        invalid |= answer["status"] == "invalid"
+        if as_json:
+            click.echo(json.dumps(answer, ensure_ascii=False))
+        else:
+            click.echo(transcript(doc, answer, where))
+    sys.exit(_exit_code(invalid))
+
+
+@main.command("validate")
+@click.argument("files", nargs=-1, required=True)
+def validate_cmd(files: tuple[str, ...]) -> None:
+    """Check every game in FILES; one line a game, exit 1 if any is invalid.
+
+    \b
+    Example:
+      recorder validate sample_games/*.json
+    """
+    _documents.unreadable = False  # type: ignore[attr-defined]
+    invalid = False
+    counts = {"finished": 0, "unfinished": 0, "invalid": 0}
+    for where, _doc, answer in _answers(files):
+        status = answer["status"]
+        counts[status] += 1
+        name = answer.get("game_id") or where
+        if status == "invalid":
+            invalid = True
+            err = answer["error"]
+            click.echo(f"{name}: invalid: {err['message']}")
+        else:
+            extra = f", {len(answer['mismatches'])} claimed figures differ" \
+                if answer.get("mismatches") else ""
+            click.echo(f"{name}: ok ({status}, {len(answer['rounds'])} rounds{extra})")
+    click.echo(f"{counts['finished']} finished, {counts['unfinished']} unfinished, "
+               f"{counts['invalid']} invalid", err=True)
+    sys.exit(_exit_code(invalid))
+
+
+def _parse_option(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise click.BadParameter(f"{text!r}: write options as NAME=VALUE, like bonus=true")
+    name, raw = text.split("=", 1)
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return name.strip(), value
+
+
+@main.command("simulate")
+@click.option("--preset", type=click.Choice(list(PRESETS)), default="spilop", show_default=True)
+@click.option("-o", "--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A ruleset option (repeatable), e.g. -o bonus=true -o target=150.")
+@click.option("--players", type=click.IntRange(1, 8), default=None,
+              help="Number of players (default: 2, or 4 with partnerships).")
+@click.option("--games", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--seed", default="sim", show_default=True,
+              help="Game seeds are SEED-1, SEED-2, ...")
+@click.option("--bots", default=None, metavar="STYLE,...",
+              help="One style a seat: random, heavy, doubles, bonus, blocker "
+                   "(default: each player's own style).")
+@click.option("--explicit-deal", is_flag=True, help="Write each round's deal instead of relying "
+              "on the seed.")
+@click.option("--max-rounds", type=click.IntRange(1), default=200, show_default=True)
+@click.option("--pretty", is_flag=True, help="Indented JSON (one document) instead of JSON Lines.")
+def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, games: int,
+                 seed: str, bots: str | None, explicit_deal: bool, max_rounds: int,
+                 pretty: bool) -> None:
+    """Write complete games played by bots, as JSON Lines on stdout.
+
+    \b
+    Examples:
+      recorder simulate --preset spilop -o bonus=true --players 3 --games 50 > spilop.jsonl
+      recorder simulate --preset classic -o draw=one --bots heavy,random --pretty
+      recorder simulate --preset kozel -o partnerships=true --players 4
+    """
+    from recorder.simulate import simulate_game
+
+    opts = dict(_parse_option(o) for o in options)
+    spec: str | dict[str, Any] = {"preset": preset, "options": opts} if opts else preset
+    try:
+        rules = Ruleset.from_spec(spec)
+        n = players or (4 if rules.partnerships else 2)
+        rules.check_players(n)
+    except RulesetError as exc:
+        raise click.UsageError(exc.message) from None
+    styles = bots.split(",") if bots else None
+    for i in range(1, games + 1):
+        try:
+            doc = simulate_game(spec, n, f"{seed}-{i}", styles, game_id=f"{seed}-{i}",
+                                explicit_deal=explicit_deal, max_rounds=max_rounds)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
+
+
+@main.command("rules")
+@click.argument("preset", required=False)
+def rules_cmd(preset: str | None) -> None:
+    """Show a preset's rules, or the options vocabulary when no preset is named.
+
+    \b
+    Examples:
+      recorder rules            every option, its values and meaning
+      recorder rules kozel      the rules of the kozel preset
+    """
+    if preset is None:
+        for name, opt in OPTIONS.items():
+            values = " | ".join(opt.choices) if opt.choices else opt.kind
+            click.echo(f"{name:16} {values}\n{'':16} {opt.help}")
+        return
+    try:
+        rules = Ruleset.from_spec(preset)
+    except RulesetError as exc:
+        raise click.UsageError(exc.message) from None
+    for key, value in rules.describe().items():
+        click.echo(f"{key:16} {value}")
+
+
+# ---------------------------------------------------------------------- transcript
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.2f}"
+    return str(x)
+
+
+def _ends(state: Any) -> str:
+    ends = state.open_ends()
+    return " ".join(f"{k[0].upper()}{v}" for k, v in ends.items())
+
+
+def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
+    """A compact move-by-move account of a game, with scores after each round."""
+    lines: list[str] = []
+    name = answer.get("game_id") or where
+    if answer["status"] == "invalid" and answer.get("error", {}).get("round", 0) == 0:
+        return f"{name}: invalid: {answer['error']['message']}"
+    game = open_game(doc)
+    ids = game.players
+    lines.append(f"{name}: {game.rules.preset}, {len(ids)} players ({', '.join(ids)})")
+    pending: MoveEvent | None = None
+
+    def flush(state: Any) -> None:
+        nonlocal pending
+        if pending is None:
+            return
+        mv = pending.move
+        text = f"  {pending.move_no:3}. {ids[mv.player]} {mv.text()}"
+        if mv.action == "play":
+            text = f"{text:34} {_ends(state)}"
+            gained = state.bonus[mv.player] - pending_bonus
+            if gained:
+                text += f"   bonus +{_fmt(number(gained))}"
+        lines.append(text)
+        pending = None
+
+    pending_bonus = 0
+    state = None
+    try:
+        for event in walk(doc, game):
+            if pending is not None:
+                flush(event.state)
+            state = event.state
+            if type(event) is RoundStart:
+                deal = "explicit deal" if not state.deal.seeded else "seeded deal"
+                lines.append(f"round {event.round} ({deal}, boneyard {state.boneyard_left()})")
+            elif type(event) is MoveEvent:
+                pending = event
+                pending_bonus = state.bonus[event.move.player]
+            elif type(event) is RoundEnd:
+                res = event.result
+                how = "blocked" if res.blocked else f"domino by {ids[res.ended_by]}"
+                who = ", ".join(ids[w] for w in res.winners) or "nobody"
+                scores = " ".join(_fmt(number(s)) for s in game.match.scores)
+                lines.append(f"  = {how}; winners {who}; points "
+                             f"{' '.join(_fmt(number(p)) for p in res.points)}; "
+                             f"scores {scores}")
+    except RecorderError as exc:
+        if state is not None:
+            flush(state)
+        lines.append(f"  ! invalid: {exc.message}")
+        return "\n".join(lines)
+    if state is not None:
+        flush(state)
+    status = answer["status"]
+    if status == "finished":
+        winners = ", ".join(ids[w] for w in answer["winners"])
+        lines.append(f"finished: {winners} won; scores "
+                     + " ".join(_fmt(s) for s in answer["scores"]))
+    else:
+        lines.append("unfinished; scores " + " ".join(_fmt(s) for s in answer["scores"]))
+    for m in answer.get("mismatches", []):
+        where_m = f"round {m['round']}" if m["round"] else "game result"
+        lines.append(f"  note: {where_m} claims {m['field']} {m['claimed']}, "
+                     f"the engine computes {m['computed']}")
+    return "\n".join(lines)
+
+
+def _register_service() -> None:
+    try:
+        from recorder.cli_service import register
+    except ImportError:  # pragma: no cover - the service layer is optional at import time
+        return
+    register(main)
+
+
+_register_service()
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
