@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Set everything up, then serve or test: the README's two commands.
+
+    python3 dev.py serve     # venv + install + the service on http://127.0.0.1:5000
+    python3 dev.py test      # venv + install (+ Chromium) + the whole test suite
+
+It needs nothing but Python 3.11+. The virtual environment lives in ``.venv``;
+installs are skipped when ``pyproject.toml`` has not changed since the last one.
+Chromium for the browser tests comes from the system's package manager (Debian's
+``chromium``), installed with apt-get when we are root and it is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+
+
+def run(*cmd: str | Path, **kw: object) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kw)  # type: ignore[call-overload]
+
+
+def ensure_venv(extras: str) -> None:
+    """Create .venv and install the project (with ``extras``) when needed."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"Python 3.11 or newer is needed, this is {sys.version.split()[0]}")
+    if not PY.exists():
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    stamp = VENV / f".installed-{extras or 'base'}"
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    target = f".[{extras}]" if extras else "."
+    run(PY, "-m", "pip", "install", "--quiet", "-e", target)
+    stamp.write_text(digest)
+
+
+def ensure_chromium() -> None:
+    """Debian's Chromium for the browser tests; apt-get only when root and missing."""
+    if shutil.which("chromium") or Path("/usr/bin/chromium").exists():
+        return
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        run("apt-get", "update", "-qq", env=env)
+        run("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", env=env)
+    else:
+        print("note: Chromium is missing; install Debian's 'chromium' package to run the "
+              "browser tests", file=sys.stderr)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("serve", "test"):
+        print(__doc__)
+        return 2
+    if argv[0] == "serve":
+        ensure_venv("")
+        return subprocess.call([str(BIN / "recorder"), "serve", *argv[1:]], cwd=ROOT)
+    ensure_venv("test")
+    ensure_chromium()
+    return subprocess.call([str(PY), "-m", "pytest", *argv[1:]], cwd=ROOT)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
