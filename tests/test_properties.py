@@ -1,0 +1,148 @@
+"""Properties over random presets, options and seeds.
+
+- simulate -> JSON -> replay agrees with the simulator's own result;
+- the engine's fast lane (plain validation) and its checked path (the walk every
+  other consumer uses) give the same answer, on valid and on mutated logs;
+- changing any single move of a valid log gives a refusal or another legal
+  game, never a crash.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from recorder.errors import RecorderError
+from recorder.replay import RoundEnd, open_game, replay, round_answer, walk
+from recorder.simulate import BOTS, simulate_game
+
+SPECS: list[tuple[Any, tuple[int, ...]]] = [
+    ("spilop", (2, 3, 4)),
+    ({"preset": "spilop", "options": {"bonus": True}}, (2, 3, 4)),
+    ({"preset": "spilop", "options": {"sets": 2, "bonus": True}}, (2, 3, 4)),
+    ("classic", (2, 3, 4)),
+    ({"preset": "classic", "options": {"draw": "one"}}, (2, 3, 4)),
+    ("kozel", (2, 3, 4)),
+    ("italian", (2, 3, 4)),
+    ("norwegian", (2,)),
+    ({"preset": "classic", "options": {"partnerships": True}}, (4,)),
+    ({"preset": "kozel", "options": {"partnerships": True, "target": 60}}, (4,)),
+    ({"preset": "spilop", "options": {"max_pip": 9, "bonus": True, "target": 200}}, (2, 3, 4)),
+    ({"preset": "classic", "options": {"draw": "none", "target": 50}}, (2, 3)),
+    ({"preset": "spilop", "options": {"spinner_arms": "after-sides", "bonus": True}}, (2, 3)),
+    ({"preset": "norwegian", "options": {"stock_floor": 0, "max_pip": 12,
+                                          "hand_size": 12}}, (2,)),
+]
+
+
+@st.composite
+def games(draw: st.DrawFn) -> dict[str, Any]:
+    spec, counts = draw(st.sampled_from(SPECS))
+    players = draw(st.sampled_from(counts))
+    seed = draw(st.text(min_size=0, max_size=12))
+    bots = draw(st.lists(st.sampled_from(sorted(BOTS)), min_size=players, max_size=players))
+    explicit = draw(st.booleans())
+    return simulate_game(spec, players, seed, bots, explicit_deal=explicit, max_rounds=12)
+
+
+def slow_answer(doc: Any) -> dict[str, Any]:
+    """The answer computed through the checked path, move by move."""
+    rounds = []
+    try:
+        game = open_game(doc)
+        for event in walk(doc, game, moves=True):
+            if type(event) is RoundEnd:
+                rounds.append(round_answer(event.result))
+    except RecorderError as exc:
+        return {"status": "invalid", "error": exc.to_dict(), "rounds": rounds}
+    return {"status": "finished" if game.match.over else "unfinished", "rounds": rounds}
+
+
+def same_verdict(doc: Any) -> dict[str, Any]:
+    fast = replay(doc)
+    slow = slow_answer(doc)
+    assert fast["status"] == slow["status"]
+    if fast["status"] == "invalid":
+        assert fast["error"] == slow["error"]
+    else:
+        assert fast["rounds"] == slow["rounds"]
+    return fast
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games())
+def test_simulated_games_replay_to_the_simulators_result(doc: dict[str, Any]) -> None:
+    answer = same_verdict(json.loads(json.dumps(doc)))
+    assert answer["status"] in ("finished", "unfinished")
+    assert "mismatches" not in answer
+    assert answer["rounds"] == [r["result"] for r in doc["rounds"]]
+    assert answer["scores"] == doc["result"]["scores"]
+    assert answer["winners"] == doc["result"]["winners"]
+
+
+TILE_TEXTS = [f"{a}-{b}" for a in range(8) for b in range(8)] + ["6/6", "", "x", "13-1"]
+
+
+@st.composite
+def mutations(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
+    doc = draw(games())
+    doc.pop("result", None)
+    for rdoc in doc["rounds"]:
+        rdoc.pop("result", None)
+    r = draw(st.integers(0, len(doc["rounds"]) - 1))
+    moves = doc["rounds"][r]["moves"]
+    m = draw(st.integers(0, len(moves) - 1))
+    kind = draw(st.sampled_from(
+        ["tile", "end", "action", "player", "delete", "duplicate", "swap", "drop-tile"]))
+    move = moves[m]
+    if kind == "tile":
+        move["tile"] = draw(st.sampled_from(TILE_TEXTS))
+    elif kind == "end":
+        move["end"] = draw(st.sampled_from(["left", "right", "up", "down"]))
+    elif kind == "action":
+        move["action"] = draw(st.sampled_from(["play", "draw", "pass"]))
+        if move["action"] == "pass":
+            move.pop("tile", None)
+            move.pop("end", None)
+        elif move["action"] == "draw":
+            move.pop("end", None)
+        elif "tile" not in move:
+            move["tile"] = draw(st.sampled_from(TILE_TEXTS[:49]))
+    elif kind == "player":
+        move["player"] = draw(st.integers(0, len(doc["players"])))
+    elif kind == "delete":
+        del moves[m]
+    elif kind == "duplicate":
+        moves.insert(m, copy.deepcopy(move))
+    elif kind == "swap" and m + 1 < len(moves):
+        moves[m], moves[m + 1] = moves[m + 1], moves[m]
+    elif kind == "drop-tile":
+        move.pop("tile", None)
+    return doc, kind
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutations())
+def test_a_changed_move_is_refused_or_another_legal_game(case: tuple[dict, str]) -> None:
+    doc, _kind = case
+    answer = same_verdict(doc)
+    assert answer["status"] in ("finished", "unfinished", "invalid")
+    if answer["status"] == "invalid":
+        error = answer["error"]
+        assert error["round"] >= 1 or error.get("pointer", "").startswith("/rounds")
+        assert error["message"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(SPECS), st.text(max_size=12), st.booleans())
+def test_same_seed_same_game(spec: tuple[Any, tuple[int, ...]], seed: str,
+                             explicit: bool) -> None:
+    ruleset, counts = spec
+    first = simulate_game(ruleset, counts[-1], seed, explicit_deal=explicit, max_rounds=5)
+    again = simulate_game(ruleset, counts[-1], seed, explicit_deal=explicit, max_rounds=5)
+    assert first == again
+    assert replay(json.loads(json.dumps(first))) == replay(first)
