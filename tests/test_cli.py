@@ -1,0 +1,133 @@
+"""The command line: output shapes and exit codes of the contract."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from recorder.cli import main
+from recorder.simulate import simulate_game
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def game_file(tmp_path: Path) -> Path:
+    doc = simulate_game({"preset": "spilop", "options": {"bonus": True}}, 2, "cli-1",
+                        game_id="cli-1", max_rounds=3)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def broken(doc: dict) -> dict:
+    doc = json.loads(json.dumps(doc))
+    doc["game_id"] = "broken"
+    first = doc["rounds"][0]["moves"][0]
+    first["player"] = 1 - first["player"]
+    return doc
+
+
+def test_replay_json_prints_one_answer_per_game(runner: CliRunner, game_file: Path) -> None:
+    result = runner.invoke(main, ["replay", "--json", str(game_file)])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["game_id"] == "cli-1"
+    assert answer["status"] in ("finished", "unfinished")
+    assert set(answer["rounds"][0]) == {"winners", "points", "bonus", "blocked", "pips_left",
+                                        "ended_by"}
+
+
+def test_replay_transcript_is_readable(runner: CliRunner, game_file: Path) -> None:
+    result = runner.invoke(main, ["replay", str(game_file)])
+    assert result.exit_code == 0
+    assert "round 1" in result.output
+    assert "plays 6-6" in result.output or "plays" in result.output
+    assert "scores" in result.output
+
+
+def test_invalid_game_exits_1_and_says_where(runner: CliRunner, game_file: Path,
+                                            tmp_path: Path) -> None:
+    bad = broken(json.loads(game_file.read_text()))
+    path = tmp_path / "bad.jsonl"
+    path.write_text(game_file.read_text() + "\n" + json.dumps(bad) + "\n")
+    result = runner.invoke(main, ["replay", "--json", str(path)])
+    assert result.exit_code == 1
+    lines = [json.loads(x) for x in result.output.splitlines()]
+    assert [x["status"] for x in lines][1] == "invalid"
+    assert lines[1]["error"]["round"] == 1 and lines[1]["error"]["move"] == 1
+    assert "round 1, move 1" in lines[1]["error"]["message"]
+
+
+def test_unreadable_input_exits_2(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "garbage.json.gz"
+    path.write_bytes(b"\x1f\x8b not really gzip")
+    result = runner.invoke(main, ["replay", "--json", str(path)])
+    assert result.exit_code == 2
+    missing = runner.invoke(main, ["validate", str(tmp_path / "nope.json")])
+    assert missing.exit_code == 2
+    assert "cannot read" in missing.output
+
+
+def test_stdin_gzip_and_arrays(runner: CliRunner, game_file: Path) -> None:
+    doc = json.loads(game_file.read_text())
+    packed = gzip.compress(json.dumps([doc, doc]).encode())
+    result = runner.invoke(main, ["replay", "--json", "-"], input=packed)
+    assert result.exit_code == 0, result.output
+    assert len(result.output.splitlines()) == 2
+
+
+def test_validate_summarises(runner: CliRunner, game_file: Path) -> None:
+    result = runner.invoke(main, ["validate", str(game_file)])
+    assert result.exit_code == 0
+    assert "cli-1: ok" in result.output
+
+
+def test_simulate_writes_games_that_replay(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["simulate", "--preset", "classic", "-o", "draw=one",
+                                  "--players", "3", "--games", "3", "--seed", "t"])
+    assert result.exit_code == 0, result.output
+    docs = [json.loads(x) for x in result.output.splitlines()]
+    assert [d["game_id"] for d in docs] == ["t-1", "t-2", "t-3"]
+    assert docs[0]["ruleset"] == {"preset": "classic", "options": {"draw": "one"}}
+
+
+def test_simulate_refuses_bad_options(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["simulate", "-o", "bonsu=true"])
+    assert result.exit_code == 2
+    assert 'unknown option "bonsu"' in result.output
+    assert 'did you mean "bonus"' in result.output
+    result = runner.invoke(main, ["simulate", "--preset", "norwegian", "--players", "3"])
+    assert result.exit_code == 2
+    assert "norwegian is played by 2 players" in result.output
+
+
+def test_every_command_has_help_with_an_example(runner: CliRunner) -> None:
+    top = runner.invoke(main, ["--help"])
+    assert "Examples:" in top.output
+    for name in main.commands:
+        group = main.commands[name]
+        sub = getattr(group, "commands", None)
+        for cmd in ([name] if not sub else [f"{name} {s}" for s in sub]):
+            out = runner.invoke(main, [*cmd.split(), "--help"])
+            assert out.exit_code == 0, cmd
+            assert "Example" in out.output, f"recorder {cmd} --help shows no example"
+
+
+def test_sample_games_are_all_valid(runner: CliRunner) -> None:
+    files = sorted(str(p) for p in (ROOT / "sample_games").iterdir()
+                   if p.suffix in (".json", ".jsonl"))
+    result = runner.invoke(main, ["replay", "--json", *files])
+    assert result.exit_code == 0, result.output[-2000:]
+    answers = [json.loads(x) for x in result.output.splitlines()]
+    assert len(answers) >= 100
+    assert all(a["status"] != "invalid" for a in answers)

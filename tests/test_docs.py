@@ -1,0 +1,42 @@
+"""Docs that are tested: every command, option and example stays true."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recorder.cli import main
+from recorder.replay import replay
+from recorder.rules import OPTIONS, PRESETS
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+RULES_DOC = (ROOT / "docs" / "rules.md").read_text()
+
+
+def test_readme_starts_with_the_two_commands() -> None:
+    blocks = README.split("```")
+    first = blocks[1].strip().splitlines()
+    commands = [line for line in first if line and not line.startswith(("#", "bash", "sh"))]
+    assert commands == ["python3 dev.py serve", "python3 dev.py test"]
+
+
+@pytest.mark.parametrize("name", sorted(main.commands))
+def test_every_command_is_in_the_readme(name: str) -> None:
+    assert f"recorder {name}" in README
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+def test_every_option_is_documented(name: str) -> None:
+    assert f"| `{name}` |" in RULES_DOC
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_has_a_worked_example_that_replays(preset: str) -> None:
+    doc = json.loads((ROOT / "docs" / "examples" / f"{preset}.json").read_text())
+    answer = replay(doc)
+    assert answer["status"] == "finished"
+    assert "mismatches" not in answer
+    assert (ROOT / "docs" / "format.md").read_text().count(f"examples/{preset}.json") >= 1
