@@ -209,7 +209,7 @@ class Round:
         "rules", "tiles", "players", "hands", "boneyard", "drawn", "phase", "turn",
         "openers", "opening_kind", "value", "dbl", "covered", "arms_open", "opener_double",
         "spinner", "open_mask", "drew", "bonus", "last_player", "last_play", "moves",
-        "board", "result", "deal", "_can_draw_rule", "_floor",
+        "board", "result", "deal", "_can_draw_rule", "_floor", "_stock_limit",
     )
 
     rules: Ruleset
@@ -239,10 +239,12 @@ class Round:
         self.last_player = -1
         self.last_play = -1
         self.moves = 0
-        self.board: list[tuple[str, str | None]] = []  # (tile as placed, end)
+        #: tiles in the order placed: (inner half, outer half, end index; -1 the opening)
+        self.board: list[tuple[int, int, int]] = []
         self.result = None
         self._can_draw_rule = rules.draw != "none"
         self._floor = rules.stock_floor
+        self._stock_limit = len(deal.boneyard) - rules.stock_floor  # draws allowed below it
         self.openers: tuple[int, ...] = ()
         self.opening_kind = -1  # -1: any tile
         self.turn = 0
@@ -574,7 +576,8 @@ class Round:
                 self._finish(seat, blocked=False)
                 return
             self.turn = (seat + 1) % self.players
-            self._check_blocked(seat)
+            if not self._can_draw_rule or self.drawn >= self._stock_limit:
+                self._check_blocked(seat)
         elif action == "draw":
             phys = self.boneyard[self.drawn]
             self.drawn += 1
@@ -590,7 +593,8 @@ class Round:
                     self.turn = (seat + 1) % self.players
                     self.drew = False
                 return
-            self._check_blocked(seat)
+            if not self._can_draw_rule or self.drawn >= self._stock_limit:
+                self._check_blocked(seat)
         else:  # pass
             self.drew = False
             self.turn = (seat + 1) % self.players
@@ -616,14 +620,14 @@ class Round:
                         self.arms_open = True
             self.phase = PLAY
             self.turn = seat
-            self.board.append((f"{a}-{b}", None))
+            self.board.append((a, b, -1))
         else:
             shown = value[e]
             outer = hi if shown == lo else lo
             value[e] = outer
             self.dbl[e] = lo == hi
             self.covered[e] = True
-            self.board.append((f"{shown}-{outer}", END_NAMES[e]))
+            self.board.append((shown, outer, e))
             if self.spinner and not self.arms_open and self.covered[LEFT] and \
                     self.covered[RIGHT]:
                 value[UP] = value[DOWN] = self.tiles.kind_lo[self.opening_kind]
