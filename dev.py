@@ -33,7 +33,7 @@ def run(*cmd: str | Path, **kw: object) -> None:
 
 def ensure_venv(extras: str) -> None:
     """Create .venv and install the project (with ``extras``) when needed."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs before anything is installed
         sys.exit(f"Python 3.11 or newer is needed, this is {sys.version.split()[0]}")
     if not PY.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)

@@ -104,7 +104,7 @@ def game_facts(doc: dict[str, Any]) -> GameFacts:
             opener, opening_tile = -1, ""
         elif type(event) is MoveEvent:
             state, move = event.state, event.move
-            legal = state.legal_moves()
+            legal = state.legal_moves(move.player)
             best = max((state.score_of(m) for m in legal), default=0) \
                 if state.rules.bonus else 0
             if move.action == "play" and opener < 0:

@@ -221,7 +221,7 @@ class Round:
         """The round just after the deal: whose turn it is and what the opening must be."""
         self = cls.__new__(cls)
         self.rules = rules
-        self.tiles = tiles = tile_set(rules.max_pip, rules.sets)
+        self.tiles = tile_set(rules.max_pip, rules.sets)
         self.players = players
         self.deal = deal
         self.hands = list(deal.hands)
@@ -332,19 +332,31 @@ class Round:
         lo, hi = self.tiles.kind_lo[kind], self.tiles.kind_hi[kind]
         return [e for e, v in enumerate(self.value) if v >= 0 and (v == lo or v == hi)]
 
-    def legal_moves(self) -> list[Move]:
-        """Every move the player to move may make, ends written only where needed."""
+    def legal_moves(self, seat: int | None = None) -> list[Move]:
+        """Every move that may be made now, ends written only where needed.
+
+        Usually one player may move; at an opening that several players may make
+        (a free opening, tied holders of the opening tile) each of them may. Give
+        ``seat`` to list only that player's moves.
+        """
         if self.phase == OVER:
             return []
-        tiles, seat = self.tiles, self.turn
+        tiles = self.tiles
+        if self.phase == OPENING:
+            seats = self.openers if seat is None else [s for s in self.openers if s == seat]
+            moves = []
+            for s in seats:
+                kinds = (
+                    sorted(set(tiles.mask_kinds(self.hands[s])))
+                    if self.opening_kind < 0 else [self.opening_kind]
+                )
+                moves.extend(Move(s, "play", tiles.kind_name[k]) for k in kinds)
+            return moves
+        if seat is not None and seat != self.turn:
+            return []
+        seat = self.turn
         if self.phase == DRAW_FOR_DOUBLE:
             return [Move(seat, "draw")]
-        if self.phase == OPENING:
-            kinds = (
-                sorted(set(tiles.mask_kinds(self.hands[seat])))
-                if self.opening_kind < 0 else [self.opening_kind]
-            )
-            return [Move(seat, "play", tiles.kind_name[k]) for k in kinds]
         moves = []
         for k in sorted(set(tiles.mask_kinds(self.hands[seat] & self.open_mask))):
             ends = self.accepting_ends(k)
@@ -369,7 +381,7 @@ class Round:
         """The bonus ``move`` would score now (0 when bonus is off or it scores nothing)."""
         if move.action != "play" or not self.rules.bonus or not self.is_legal(move):
             return 0
-        kind, a, e = self.check(move)
+        kind, _, e = self.check(move)
         lo, hi = self.tiles.kind_lo[kind], self.tiles.kind_hi[kind]
         if self.phase == OPENING:
             total = 2 * lo if lo == hi else lo + hi

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from recorder import FORMAT
 from recorder.engine import END_NAMES, Match, Move, Round, RoundResult
 from recorder.errors import (
     GameOverError,
@@ -167,13 +166,17 @@ def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
     """Turn the engine's reason into the contract's message: where, who, what, what was legal."""
     who = ids[move.player] if isinstance(move.player, int) and 0 <= move.player < len(ids) \
         else f"seat {move.player!r}"
-    legal = state.legal_moves()
-    listed = ", ".join(x.short() for x in legal[:MAX_LEGAL_LISTED])
-    if len(legal) > MAX_LEGAL_LISTED:
-        listed += f" and {len(legal) - MAX_LEGAL_LISTED} more"
-    if legal and legal[0].player != move.player:
-        listed = f"{ids[legal[0].player]} to move: {listed}" if len(
-            {x.player for x in legal}) == 1 else listed
+    seat = move.player if isinstance(move.player, int) else None
+    legal = state.legal_moves(seat)
+    prefix = ""
+    if not legal:  # the mover may do nothing: say who may, and what
+        legal = state.legal_moves()
+        movers = sorted({x.player for x in legal})
+        prefix = " or ".join(ids[p] for p in movers) + " to move: "
+    shorts = list(dict.fromkeys(x.short() for x in legal))
+    listed = prefix + ", ".join(shorts[:MAX_LEGAL_LISTED])
+    if len(shorts) > MAX_LEGAL_LISTED:
+        listed += f" and {len(shorts) - MAX_LEGAL_LISTED} more"
     where = f"round {r}, move {m} ({who} {move.text()})"
     if state.over:
         message = f"{where}: {exc.message}"

@@ -165,9 +165,8 @@ class Ruleset:
                 f"option max_pip is 6, 9 or 12, not {changes['max_pip']}",
                 pointer="/ruleset/options/max_pip",
             )
-        if "hand_size" not in changes and "sets" in changes and self._two_set_hands:
-            if changes["sets"] == 2:
-                changes["hand_size"] = self._two_set_hands
+        if "hand_size" not in changes and changes.get("sets") == 2 and self._two_set_hands:
+            changes["hand_size"] = self._two_set_hands
         merged = dict(self.options)
         merged.update(options)
         try:
@@ -255,8 +254,6 @@ class Ruleset:
         if self.partnerships and self.max_players < 4:
             raise RulesetError(f"partnerships need 4 players; {self.preset} allows at most "
                                f"{self.max_players}")
-        if self.partnerships and self.blocked_scoring == "fish":
-            pass  # the fish setter's team scores 0: well defined
         for n, size in self.hand_size:
             if size < 1:
                 raise RulesetError(f"hand size for {n} players must be at least 1")

@@ -130,7 +130,7 @@ def simulate_game(
             state = match.new_round(seed=f"{seed}/{r}")
         moves = []
         while not state.over:
-            legal = state.legal_moves()
+            legal = state.legal_moves(state.turn)
             style = styles[state.turn]
             move = BOTS[style](state, legal, rng) if len(legal) > 1 else legal[0]
             if move.action == "draw":
