@@ -490,7 +490,7 @@ class Round:
             if not ends:
                 raise IllegalMove(self._no_match(move.tile))
             if len(ends) > 1:
-                names = " and ".join(END_NAMES[e] for e in ends)
+                names = ", ".join(END_NAMES[e] for e in ends[:-1]) + " and " + END_NAMES[ends[-1]]
                 raise IllegalMove(f"{move.tile} fits the {names} ends; the move must name one")
             return (kind, a, ends[0])
         e = END_INDEX.get(move.end, -1)

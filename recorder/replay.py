@@ -9,6 +9,7 @@ instead of re-implementing it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,6 +26,7 @@ from recorder.errors import (
 from recorder.rules import Ruleset
 
 MAX_LEGAL_LISTED = 8
+_SEAT = re.compile(r"\bseat (\d+)\b")
 _ACTIONS = frozenset(("play", "draw", "pass"))
 
 
@@ -178,10 +180,9 @@ def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
     if len(shorts) > MAX_LEGAL_LISTED:
         listed += f" and {len(shorts) - MAX_LEGAL_LISTED} more"
     where = f"round {r}, move {m} ({who} {move.text()})"
-    if state.over:
-        message = f"{where}: {exc.message}"
-    else:
-        message = f"{where}: {exc.message}; legal here: {listed}"
+    # the engine knows seats; the message speaks of players by their ids
+    reason = _SEAT.sub(lambda s: ids[int(s[1])] if int(s[1]) < len(ids) else s[0], exc.message)
+    message = f"{where}: {reason}" if state.over else f"{where}: {reason}; legal here: {listed}"
     return IllegalMove(message, round=r, move=m, pointer=f"/rounds/{r - 1}/moves/{m - 1}",
                        code=exc.code)
 

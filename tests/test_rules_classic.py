@@ -56,7 +56,7 @@ def test_opener_holder_of_highest_double_legal() -> None:
 
 def test_opener_holder_of_a_lower_double_illegal() -> None:
     refused(one_round("classic", 2, opening_deal(), "0 play 4-4"), 1, 1,
-            "not this player's turn", "seat 1 opens with 5-5")
+            "not this player's turn", "kfnielsen opens with 5-5")
 
 
 def test_opening_tile_not_the_highest_double_illegal() -> None:
@@ -115,7 +115,7 @@ def test_tile_not_held_illegal() -> None:
 
 def test_wrong_player_turn_illegal() -> None:
     refused(one_round("classic", 2, stairs_down_deal(), "0 play 6-6", "1 play 6-5 right",
-                      "1 play 5-4 right"), 1, 3, "not this player's turn", "seat 0 is to move")
+                      "1 play 5-4 right"), 1, 3, "not this player's turn", "ingaan is to move")
 
 
 # ---------------------------------------------------------------------- draw and pass

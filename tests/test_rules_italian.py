@@ -82,14 +82,14 @@ def test_opening_tile_lies_with_its_first_written_half_left() -> None:
 
 def test_opening_by_seat_one_then_seat_zero_moves() -> None:
     refused(one_round("italian", 2, stairs_down_deal(), "1 play 3-6", "1 play 6-5 right"),
-            1, 2, "seat 0 is to move")
+            1, 2, "ingaan is to move")
 
 
 def test_opening_three_players_turn_follows_the_opener() -> None:
     assert one_round("italian", 3, three_deal(), "2 play 3-4",
                      "0 play 4-0 right")["status"] == "unfinished"
     refused(one_round("italian", 3, three_deal(), "2 play 3-4", "1 play 3-1 left"), 1, 2,
-            "seat 0 is to move")
+            "ingaan is to move")
 
 
 def test_four_players_holder_of_6_6_opens_with_it_legal() -> None:
@@ -102,7 +102,7 @@ def test_four_players_other_tile_of_the_6_6_holder_illegal() -> None:
 
 def test_four_players_other_player_opens_illegal() -> None:
     refused(one_round("italian", 4, block4_deal(), "1 play 6-1"), 1, 1,
-            "not this player's turn", "seat 0 opens with 6-6")
+            "not this player's turn", "ingaan opens with 6-6")
 
 
 # ---------------------------------------------------------------------- ends and tiles

@@ -75,7 +75,7 @@ def test_opener_holder_of_0_0_opens_before_6_6_legal() -> None:
 
 def test_opener_holder_of_6_6_while_0_0_is_dealt_illegal() -> None:
     refused(one_round("kozel", 2, zero_zero_deal(), "0 play 6-6"), 1, 1,
-            "not this player's turn", "seat 1 opens with 0-0")
+            "not this player's turn", "kfnielsen opens with 0-0")
 
 
 def test_opening_tile_other_than_0_0_illegal() -> None:
@@ -87,7 +87,7 @@ def test_opener_highest_double_when_nobody_holds_0_0_legal() -> None:
 
 
 def test_opener_lower_double_when_nobody_holds_0_0_illegal() -> None:
-    refused(one_round("kozel", 2, double_deal(), "0 play 4-4"), 1, 1, "seat 1 opens with 5-5")
+    refused(one_round("kozel", 2, double_deal(), "0 play 4-4"), 1, 1, "kfnielsen opens with 5-5")
 
 
 def test_opener_highest_tile_when_nobody_holds_a_double_legal() -> None:
@@ -97,7 +97,7 @@ def test_opener_highest_tile_when_nobody_holds_a_double_legal() -> None:
 
 def test_opener_lower_tile_when_nobody_holds_a_double_illegal() -> None:
     refused(one_round("kozel", 2, no_double_deal(), "1 play 4-5"), 1, 1,
-            "seat 0 opens with 3-6")
+            "ingaan opens with 3-6")
     refused(one_round("kozel", 2, no_double_deal(), "0 play 0-6"), 1, 1, "opens with 3-6")
 
 
@@ -112,7 +112,7 @@ def test_opening_tile_lies_with_its_first_written_half_left() -> None:
 
 def test_four_players_holder_of_0_0_opens() -> None:
     assert one_round("kozel", 4, fish4_deal(), "0 play 0-0")["status"] == "unfinished"
-    refused(one_round("kozel", 4, fish4_deal(), "3 play 6-6"), 1, 1, "seat 0 opens with 0-0")
+    refused(one_round("kozel", 4, fish4_deal(), "3 play 6-6"), 1, 1, "ingaan opens with 0-0")
 
 
 # ---------------------------------------------------------------------- ends, tiles, turns
@@ -145,7 +145,7 @@ def test_tile_not_held_illegal() -> None:
 
 def test_wrong_player_turn_illegal() -> None:
     refused(one_round("kozel", 2, stairs_up_deal(), "0 play 0-0", "0 play 1-1 left"), 1, 2,
-            "seat 1 is to move")
+            "kfnielsen is to move")
 
 
 # ---------------------------------------------------------------------- draw and pass

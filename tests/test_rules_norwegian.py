@@ -78,7 +78,7 @@ def test_opener_holder_of_highest_double_legal() -> None:
 
 def test_opener_other_seat_illegal() -> None:
     refused(one_round("norwegian", 2, stairs_down_deal(), "1 play 6-5"), 1, 1,
-            "seat 0 opens with 6-6")
+            "ingaan opens with 6-6")
 
 
 def test_opening_tile_not_the_highest_double_illegal() -> None:
@@ -94,7 +94,7 @@ def test_opener_highest_tile_when_nobody_holds_a_double_legal() -> None:
 
 def test_opener_lower_tile_when_nobody_holds_a_double_illegal() -> None:
     refused(one_round("norwegian", 2, no_double_deal(), "1 play 4-5"), 1, 1,
-            "seat 0 opens with 3-6")
+            "ingaan opens with 3-6")
 
 
 def test_opening_with_an_end_illegal() -> None:
@@ -131,7 +131,7 @@ def test_tile_not_held_illegal() -> None:
 
 def test_wrong_player_turn_illegal() -> None:
     refused(one_round("norwegian", 2, stairs_down_deal(), "0 play 6-6", "0 play 5-5"), 1, 2,
-            "seat 1 is to move")
+            "kfnielsen is to move")
 
 
 # ---------------------------------------------------------------------- draw, pass, stock floor

@@ -118,7 +118,7 @@ def five_six_deal() -> dict:
 def test_opening_highest_tile_legal_and_the_highest_double_illegal() -> None:
     rules = opts("classic", opening="highest-tile")
     assert one_round(rules, 2, five_six_deal(), "0 play 5-6")["status"] == "unfinished"
-    refused(one_round(rules, 2, five_six_deal(), "1 play 5-5"), 1, 1, "seat 0 opens with 5-6")
+    refused(one_round(rules, 2, five_six_deal(), "1 play 5-5"), 1, 1, "ingaan opens with 5-6")
     # without the option the double opens
     assert one_round("classic", 2, five_six_deal(), "1 play 5-5")["status"] == "unfinished"
 
@@ -128,14 +128,14 @@ def test_opening_highest_tile_equal_sums_the_higher_half_wins() -> None:
     d = deal("4-6 0-1 0-2 0-3 0-4 0-5 0-6", "5-5 1-2 1-3 1-4 1-5 1-6 4-5")
     rules = opts("classic", opening="highest-tile")
     assert one_round(rules, 2, d, "0 play 6-4")["status"] == "unfinished"
-    refused(one_round(rules, 2, d, "1 play 5-5"), 1, 1, "seat 0 opens with 4-6")
+    refused(one_round(rules, 2, d, "1 play 5-5"), 1, 1, "ingaan opens with 4-6")
 
 
 def test_opening_free_anyone_any_tile() -> None:
     rules = opts("classic", opening="free")
     assert one_round(rules, 2, stairs_down_deal(), "1 play 2-1")["status"] == "unfinished"
     refused(one_round(rules, 2, stairs_down_deal(), "1 play 2-1", "1 play 1-0 right"), 1, 2,
-            "seat 0 is to move")
+            "ingaan is to move")
 
 
 def test_opening_double_zero_first_on_classic() -> None:
@@ -148,7 +148,7 @@ def test_opening_by_player_count() -> None:
     rules = opts("classic", opening={"2": "free", "default": "highest-double"})
     assert one_round(rules, 2, stairs_down_deal(), "1 play 2-1")["status"] == "unfinished"
     three = deal("6-6 0-0 0-1 0-2 0-3", "1-1 1-2 1-3 1-4 1-5", "2-2 2-3 2-4 2-5 2-6")
-    refused(one_round(rules, 3, three, "1 play 1-1"), 1, 1, "seat 0 opens with 6-6")
+    refused(one_round(rules, 3, three, "1 play 1-1"), 1, 1, "ingaan opens with 6-6")
 
 
 # ---------------------------------------------------------------------- no_double
@@ -306,7 +306,7 @@ def test_max_pip_nine_deal_and_play() -> None:
     assert len(d["boneyard"]) == 55 - 14
     assert one_round(rules, 2, d, "0 play 9-9", "1 play 9-7 left")["status"] == "unfinished"
     refused(one_round(rules, 2, d, "0 play 9-8"), 1, 1, "opens with 9-9")
-    refused(one_round(rules, 2, d, "1 play 8-8"), 1, 1, "seat 0 opens with 9-9")
+    refused(one_round(rules, 2, d, "1 play 8-8"), 1, 1, "ingaan opens with 9-9")
     refused(one_round(rules, 2, d, "0 play 9-9", "1 play 9-10 left"), 1, 2, "double-nine")
 
 

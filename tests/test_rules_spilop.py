@@ -15,6 +15,7 @@ import pytest
 from logs import (
     BLOCK6,
     BLOCK6_LONG,
+    PLAYER_IDS,
     STAIRS_DOWN,
     all_sixes_deal,
     as_move,
@@ -62,7 +63,7 @@ def test_opener_other_seat_illegal() -> None:
     d = stairs_down_deal()
     d["hands"].reverse()
     refused(one_round("spilop", 2, d, "0 play 6-5"), 1, 1,
-            "not this player's turn", "seat 1 opens with 6-6")
+            "not this player's turn", "kfnielsen opens with 6-6")
 
 
 def test_opening_tile_not_the_highest_double_illegal() -> None:
@@ -153,7 +154,7 @@ def test_tile_outside_double_six_illegal() -> None:
 
 def test_wrong_player_turn_illegal() -> None:
     refused(one_round("spilop", 2, stairs_down_deal(), "0 play 6-6", "0 play 5-5 right"),
-            1, 2, "not this player's turn", "seat 1 is to move")
+            1, 2, "not this player's turn", "kfnielsen is to move")
 
 
 def test_seat_that_does_not_exist_illegal() -> None:
@@ -592,7 +593,7 @@ def test_two_sets_explicit_deal_any_tied_holder_opens_legal(opener: int) -> None
 
 def test_two_sets_explicit_deal_player_without_the_double_opens_illegal() -> None:
     refused(one_round(SETS2, 3, two_set_deal(), "1 play 5-5"), 1, 1,
-            "not this player's turn", "seat 0 or seat 2")
+            "not this player's turn", "ingaan or svendbent")
 
 
 def test_two_sets_explicit_deal_refusal_names_both_possible_openers() -> None:
@@ -602,7 +603,7 @@ def test_two_sets_explicit_deal_refusal_names_both_possible_openers() -> None:
 
 def test_two_sets_explicit_deal_turn_follows_the_opener() -> None:
     refused(one_round(SETS2, 3, two_set_deal(), "2 play 6-6", "1 draw"), 1, 2,
-            "seat 0 is to move")
+            "ingaan is to move")
 
 
 def test_two_sets_four_players_hold_seven_tiles_each() -> None:
@@ -660,7 +661,7 @@ def test_two_sets_seeded_tie_other_holder_opens_illegal(
     players, seed, tied, lot, double = lot_case
     loser = tied[1 - lot]
     refused(run(SETS2, players, [{"seed": seed, "moves": [f"{loser} play {double}"]}]), 1, 1,
-            "not this player's turn", f"seat {tied[lot]} opens")
+            "not this player's turn", f"{PLAYER_IDS[tied[lot]]} opens")
 
 
 # ---------------------------------------------------------------------- claimed results
