@@ -40,3 +40,19 @@ def test_every_preset_has_a_worked_example_that_replays(preset: str) -> None:
     assert answer["status"] == "finished"
     assert "mismatches" not in answer
     assert (ROOT / "docs" / "format.md").read_text().count(f"examples/{preset}.json") >= 1
+
+
+def test_the_format_guides_error_messages_are_the_engines() -> None:
+    doc = json.loads((ROOT / "docs" / "examples" / "spilop.json").read_text())
+    changes = [
+        (0, {**doc["rounds"][0]["moves"][0], "player": 0}),
+        (3, {**doc["rounds"][0]["moves"][3], "end": "right"}),
+        (2, {"player": 1, "action": "pass"}),
+        (11, {"player": 0, "action": "play", "tile": "2-6", "end": "left"}),
+    ]
+    guide = (ROOT / "docs" / "format.md").read_text()
+    for index, move in changes:
+        changed = json.loads(json.dumps(doc))
+        changed["rounds"][0]["moves"][index] = move
+        message = replay(changed)["error"]["message"]
+        assert message in guide
