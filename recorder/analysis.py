@@ -12,7 +12,18 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from recorder.replay import MoveEvent, RoundEnd, RoundStart, number, open_game, walk
+from recorder.errors import RecorderError
+from recorder.replay import (
+    MoveEvent,
+    RoundEnd,
+    RoundStart,
+    finish_answer,
+    invalid_answer,
+    number,
+    open_game,
+    round_answer,
+    walk,
+)
 
 
 def _row(obj: Any) -> dict[str, Any]:
@@ -85,6 +96,25 @@ class GameFacts:
 
 def game_facts(doc: dict[str, Any]) -> GameFacts:
     """Every fact of a valid game; raises the walk's error for an invalid one."""
+    return _walk_facts(doc, [])[1]
+
+
+def analyse(doc: Any) -> tuple[dict[str, Any], GameFacts | None]:
+    """The engine's answer and, for a valid game, its facts, in one walk.
+
+    The answer is the one :func:`recorder.replay.replay` gives (the tests hold the
+    two walks to the same verdict); storage needs both, and walking once halves the
+    cost of an import.
+    """
+    answers: list[dict[str, Any]] = []
+    try:
+        return _walk_facts(doc, answers)
+    except RecorderError as exc:
+        return invalid_answer(doc, exc, answers), None
+
+
+def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any], GameFacts]:
+    """Walk once; ``answers`` collects the round answers (the caller keeps them on error)."""
     game = open_game(doc)
     facts = GameFacts(players=[
         PlayerFact(seat, p["id"], p.get("name")) for seat, p in enumerate(doc["players"])
@@ -96,39 +126,44 @@ def game_facts(doc: dict[str, Any]) -> GameFacts:
     pending_bonus = 0
     state = None
     for event in walk(doc, game):
+        state = event.state
         if pending is not None:  # the previous move has been applied: what did it score?
-            pending.score = event.state.bonus[pending.player] - pending_bonus
+            pending.score = state.bonus[pending.player] - pending_bonus
             pending = None
-        if type(event) is RoundStart:
-            counts = {"play": 0, "draw": 0, "pass": 0}
-            opener, opening_tile = -1, ""
-        elif type(event) is MoveEvent:
-            state, move = event.state, event.move
-            legal = state.legal_moves(move.player)
-            best = max((state.score_of(m) for m in legal), default=0) \
-                if state.rules.bonus else 0
-            if move.action == "play" and opener < 0:
-                opener, opening_tile = move.player, str(move.tile)
-            counts[move.action] += 1
-            pending = MoveFact(event.round, event.move_no, move.player, move.action, move.tile,
-                               move.end, event.ms, len(legal), 0, best, len(legal) == 1)
-            pending_bonus = state.bonus[move.player]
+        if type(event) is MoveEvent:
+            move = event.move
+            seat = move.player
+            action = move.action
+            if not 0 <= seat < len(players):
+                continue  # no such seat: the walk refuses this move next
+            if action == "play" and opener < 0:
+                opener, opening_tile = seat, str(move.tile)
+            counts[action] += 1
+            pending = MoveFact(event.round, event.move_no, seat, action, move.tile,
+                               move.end, event.ms, state.legal_count(seat), 0,
+                               state.best_score(seat), False)
+            pending.forced = pending.legal_count == 1
+            pending_bonus = state.bonus[seat]
             facts.moves.append(pending)
-            player = players[move.player]
-            if move.action == "play":
+            player = players[seat]
+            if action == "play":
                 player.plays += 1
-            elif move.action == "draw":
+            elif action == "draw":
                 player.draws += 1
             else:
                 player.passes += 1
+        elif type(event) is RoundStart:
+            counts = {"play": 0, "draw": 0, "pass": 0}
+            opener, opening_tile = -1, ""
         elif type(event) is RoundEnd:
             result = event.result
+            answer = round_answer(result)
+            answers.append(answer)
             facts.rounds.append(RoundFact(
-                event.round, opener, opening_tile, list(result.winners),
-                [number(x) for x in result.points], [number(x) for x in result.bonus],
-                result.blocked, list(result.pips_left), result.ended_by,
+                event.round, opener, opening_tile, answer["winners"], answer["points"],
+                answer["bonus"], result.blocked, answer["pips_left"], result.ended_by,
                 sum(counts.values()), counts["draw"], counts["pass"],
-                event.state.boneyard_left(),
+                state.boneyard_left(),
             ))
             for seat in result.winners:
                 players[seat].rounds_won += 1
@@ -142,4 +177,4 @@ def game_facts(doc: dict[str, Any]) -> GameFacts:
     for seat, player in enumerate(players):
         player.final_score = number(match.scores[seat])
         player.won = seat in match.winners
-    return facts
+    return finish_answer(doc, game, answers), facts

@@ -328,9 +328,32 @@ class Round:
         """The ends a tile may go on now, with the number each shows."""
         return {END_NAMES[e]: v for e, v in enumerate(self.value) if v >= 0}
 
-    def accepting_ends(self, kind: int) -> list[int]:
-        lo, hi = self.tiles.kind_lo[kind], self.tiles.kind_hi[kind]
-        return [e for e, v in enumerate(self.value) if v >= 0 and (v == lo or v == hi)]
+    def _plays(self, seat: int) -> list[tuple[int, int]]:
+        """(kind, end) of every play ``seat`` may make now, in canonical tile order.
+
+        The end is -1 for the opening tile, which takes none.
+        """
+        tiles = self.tiles
+        if self.phase == OPENING:
+            if seat not in self.openers:
+                return []
+            if self.opening_kind >= 0:
+                return [(self.opening_kind, -1)]
+            return [(k, -1) for k in sorted(set(tiles.mask_kinds(self.hands[seat])))]
+        if self.phase != PLAY or seat != self.turn:
+            return []
+        playable = self.hands[seat] & self.open_mask
+        if not playable:
+            return []
+        plays = []
+        value = self.value
+        for k in sorted(set(tiles.mask_kinds(playable))):
+            lo, hi = tiles.kind_lo[k], tiles.kind_hi[k]
+            for e in (LEFT, RIGHT, UP, DOWN):
+                v = value[e]
+                if v >= 0 and (v == lo or v == hi):
+                    plays.append((k, e))
+        return plays
 
     def legal_moves(self, seat: int | None = None) -> list[Move]:
         """Every move that may be made now, ends written only where needed.
@@ -341,35 +364,34 @@ class Round:
         """
         if self.phase == OVER:
             return []
-        tiles = self.tiles
-        if self.phase == OPENING:
-            seats = self.openers if seat is None else [s for s in self.openers if s == seat]
-            moves = []
-            for s in seats:
-                kinds = (
-                    sorted(set(tiles.mask_kinds(self.hands[s])))
-                    if self.opening_kind < 0 else [self.opening_kind]
-                )
-                moves.extend(Move(s, "play", tiles.kind_name[k]) for k in kinds)
-            return moves
-        if seat is not None and seat != self.turn:
-            return []
-        seat = self.turn
+        if seat is None:
+            seats = self.openers if self.phase == OPENING else (self.turn,)
+            return [m for s in seats for m in self.legal_moves(s)]
         if self.phase == DRAW_FOR_DOUBLE:
-            return [Move(seat, "draw")]
-        moves = []
-        for k in sorted(set(tiles.mask_kinds(self.hands[seat] & self.open_mask))):
-            ends = self.accepting_ends(k)
-            name = tiles.kind_name[k]
-            if len(ends) == 1:
-                moves.append(Move(seat, "play", name))
-            else:
-                moves.extend(Move(seat, "play", name, END_NAMES[e]) for e in ends)
-        if moves:
-            return moves
-        if self.may_draw():
-            return [Move(seat, "draw")]
-        return [Move(seat, "pass")]
+            return [Move(seat, "draw")] if seat == self.turn else []
+        plays = self._plays(seat)
+        if plays:
+            name = self.tiles.kind_name
+            ends_of: dict[int, int] = {}
+            for k, _ in plays:
+                ends_of[k] = ends_of.get(k, 0) + 1
+            return [Move(seat, "play", name[k], END_NAMES[e] if ends_of[k] > 1 else None)
+                    for k, e in plays]
+        if self.phase == OPENING or seat != self.turn:
+            return []
+        return [Move(seat, "draw")] if self.may_draw() else [Move(seat, "pass")]
+
+    def legal_count(self, seat: int) -> int:
+        """``len(self.legal_moves(seat))``, without building the moves."""
+        if self.phase == PLAY and seat == self.turn:
+            return len(self._plays(seat)) or 1  # else exactly one of draw or pass
+        return len(self.legal_moves(seat))
+
+    def best_score(self, seat: int) -> int:
+        """The most bonus any legal move of ``seat`` would score now."""
+        if not self.rules.bonus:
+            return 0
+        return max((self._bonus_after(k, e) for k, e in self._plays(seat)), default=0)
 
     def open_end_sum(self) -> int:
         """The open-end count of the bonus rule (RULES.md, "Bonus points")."""
@@ -382,8 +404,12 @@ class Round:
         if move.action != "play" or not self.rules.bonus or not self.is_legal(move):
             return 0
         kind, _, e = self.check(move)
+        return self._bonus_after(kind, -1 if self.phase == OPENING else e)
+
+    def _bonus_after(self, kind: int, e: int) -> int:
+        """The bonus of placing ``kind`` on end ``e`` (-1: as the opening tile)."""
         lo, hi = self.tiles.kind_lo[kind], self.tiles.kind_hi[kind]
-        if self.phase == OPENING:
+        if e < 0:
             total = 2 * lo if lo == hi else lo + hi
         else:
             value, dbl, covered = list(self.value), list(self.dbl), list(self.covered)

@@ -142,7 +142,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                 move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
                 yield MoveEvent(r, m, move, state, mdoc.get("ms"))
                 try:
-                    state.apply(move)
+                    state.apply_fast(move.player, move.action, move.tile, move.end)
                 except IllegalMove as exc:
                     raise _locate(exc, r, m, move, state, ids) from None
         else:
@@ -200,7 +200,6 @@ def round_answer(result: RoundResult) -> dict[str, Any]:
 
 def replay(doc: Any) -> dict[str, Any]:
     """The engine's answer for one document (CONTRACT.md); never raises for a bad log."""
-    game_id = doc.get("game_id") if isinstance(doc, dict) else None
     rounds: list[dict[str, Any]] = []
     try:
         game = open_game(doc)
@@ -208,16 +207,28 @@ def replay(doc: Any) -> dict[str, Any]:
             if type(event) is RoundEnd:
                 rounds.append(round_answer(event.result))
     except RecorderError as exc:
-        out: dict[str, Any] = {"game_id": game_id, "status": "invalid", "error": exc.to_dict()}
-        if rounds:
-            out["rounds"] = rounds
-        return out
+        return invalid_answer(doc, exc, rounds)
     except RecursionError:
-        err = SchemaError("the document is nested too deeply")
-        return {"game_id": game_id, "status": "invalid", "error": err.to_dict()}
+        return invalid_answer(doc, SchemaError("the document is nested too deeply"), rounds)
+    return finish_answer(doc, game, rounds)
+
+
+def invalid_answer(doc: Any, exc: RecorderError,
+                   rounds: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """An invalid game's answer: the error, and the rounds that were complete before it."""
+    game_id = doc.get("game_id") if isinstance(doc, dict) else None
+    out: dict[str, Any] = {"game_id": game_id, "status": "invalid", "error": exc.to_dict()}
+    if rounds:
+        out["rounds"] = rounds
+    return out
+
+
+def finish_answer(doc: dict[str, Any], game: Game,
+                  rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The answer of a valid game whose walk is over: status, scores, claims that differ."""
     match = game.match
     answer: dict[str, Any] = {
-        "game_id": game_id,
+        "game_id": doc.get("game_id"),
         "status": "finished" if match.over else "unfinished",
         "rounds": rounds,
         "scores": [number(s) for s in match.scores],

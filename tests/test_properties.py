@@ -16,8 +16,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from recorder.analysis import analyse
 from recorder.errors import RecorderError
-from recorder.replay import RoundEnd, open_game, replay, round_answer, walk
+from recorder.replay import MoveEvent, RoundEnd, open_game, replay, round_answer, walk
 from recorder.simulate import BOTS, simulate_game
 
 SPECS: list[tuple[Any, tuple[int, ...]]] = [
@@ -146,3 +147,27 @@ def test_same_seed_same_game(spec: tuple[Any, tuple[int, ...]], seed: str,
     again = simulate_game(ruleset, counts[-1], seed, explicit_deal=explicit, max_rounds=5)
     assert first == again
     assert replay(json.loads(json.dumps(first))) == replay(first)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games())
+def test_cheap_counts_agree_with_the_listed_moves(doc: dict[str, Any]) -> None:
+    for event in walk(doc):
+        if type(event) is MoveEvent:
+            state, seat = event.state, event.move.player
+            legal = state.legal_moves(seat)
+            assert state.legal_count(seat) == len(legal)
+            assert state.best_score(seat) == max((state.score_of(m) for m in legal), default=0)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutations())
+def test_analyse_answers_like_replay(case: tuple[dict, str]) -> None:
+    doc, _kind = case
+    answer, facts = analyse(doc)
+    assert answer == replay(doc)
+    assert (facts is None) == (answer["status"] == "invalid")
+    if facts is not None:
+        assert len(facts.rounds) == len(answer["rounds"])
+        assert sum(1 for m in facts.moves if m.action == "play") == sum(
+            p.plays for p in facts.players)
