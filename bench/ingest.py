@@ -1,0 +1,204 @@
+"""Ingest benchmark: rounds/s and peak memory of ``recorder import`` on generated JSON Lines.
+
+    python bench/ingest.py --rounds 100000 --rounds 400000 [--seed 1] [--breakdown]
+
+1. Builds (once, cached in bench/out/) a JSON Lines file of at least ``--rounds`` rounds:
+   complete games of every preset from ``recorder.simulate.simulate_game``. Past the first
+   100,000 rounds the file repeats those games under new ``game_id`` values, so that a
+   large file costs seconds to make; each line is still a distinct game to the recorder.
+2. Runs the real command, ``recorder import FILE --db NEW.db``, in a child process per
+   size, timed from the parent; the child's own peak RSS comes from ``wait4``.
+3. Checks the database (games and rounds stored, ``PRAGMA integrity_check``) and prints
+   rounds/s, games/s and peak RSS per size, against the targets: >= 10,000 rounds/s in
+   one process, and peak RSS under 200 MB whatever the size.
+
+``--breakdown`` also times each stage on the first 2,000 lines in this process (parse,
+identity, replay, facts, rows + insert), to show where an import spends its time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT_DIR = ROOT / "bench" / "out"
+BASE_ROUNDS = 100_000
+TARGET_RATE = 10_000
+TARGET_RSS_MB = 200
+MIX: list[tuple[Any, int]] = [
+    ("spilop", 2), ("spilop", 3), ("spilop", 4),
+    ({"preset": "spilop", "options": {"bonus": True}}, 3),
+    ("classic", 2), ("classic", 4), ("kozel", 3), ("italian", 2), ("italian", 4),
+    ("norwegian", 2),
+]
+
+sys.path.insert(0, str(ROOT))
+
+
+def build_corpus(rounds: int, seed: int) -> tuple[Path, dict[str, int]]:
+    """The JSON Lines file of at least ``rounds`` rounds, and its games/rounds counts."""
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    path = OUT_DIR / f"ingest-{rounds}-s{seed}.jsonl"
+    meta_path = path.with_suffix(".meta.json")
+    if path.exists() and meta_path.exists():
+        return path, json.loads(meta_path.read_text())
+    from recorder.simulate import simulate_game
+
+    base: list[tuple[str, int]] = []  # (line without game_id, rounds)
+    total = 0
+    i = 0
+    started = time.monotonic()
+    while total < min(rounds, BASE_ROUNDS):
+        ruleset, players = MIX[i % len(MIX)]
+        doc = simulate_game(ruleset, players, f"bench-{seed}-{i}",
+                            started_at=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T12:00:00Z")
+        doc.pop("game_id", None)
+        base.append((json.dumps(doc, separators=(",", ":")), len(doc["rounds"])))
+        total += len(doc["rounds"])
+        i += 1
+    games = total = 0
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w") as out:
+        copy = 0
+        while total < rounds:
+            for text, n in base:
+                game_id = f"bench-{seed}-{copy}-{games}"
+                out.write('{"game_id":' + json.dumps(game_id) + "," + text[1:] + "\n")
+                games += 1
+                total += n
+                if total >= rounds:
+                    break
+            copy += 1
+    tmp.rename(path)
+    meta = {"games": games, "rounds": total, "bytes": path.stat().st_size}
+    meta_path.write_text(json.dumps(meta))
+    print(f"built {path.name}: {games} games, {total} rounds, "
+          f"{meta['bytes'] / 1e6:.0f} MB in {time.monotonic() - started:.0f}s", file=sys.stderr)
+    return path, meta
+
+
+def run_import(path: Path, meta: dict[str, int]) -> dict[str, Any]:
+    """``recorder import`` in a child process: wall time, the child's peak RSS, checks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "bench.db"
+        command = [sys.executable, "-c", "from recorder.cli import main; main()", "import",
+                   "--db", str(db_path), str(path)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        started = time.monotonic()
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env=env, cwd=tmp)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.monotonic() - started
+        summary = proc.stdout.read().decode().strip() if proc.stdout else ""
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise SystemExit(f"import failed ({proc.returncode}): {summary}")
+        from recorder import storage
+
+        db = storage.connect(db_path)
+        games = db["games"].count
+        rounds = db.execute("SELECT coalesce(sum(rounds_count), 0) FROM games").fetchone()[0]
+        moves = db["moves"].count
+        ok = storage.integrity_check(db)
+        db.close()
+        size = db_path.stat().st_size
+    if games != meta["games"] or rounds != meta["rounds"] or ok != "ok":
+        raise SystemExit(f"stored {games} games / {rounds} rounds ({ok}); expected {meta}")
+    return {
+        "file": path.name, "file_mb": round(meta["bytes"] / 1e6, 1), "games": games,
+        "rounds": rounds, "moves": moves, "seconds": round(seconds, 2),
+        "rounds_per_s": round(rounds / seconds), "games_per_s": round(games / seconds),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "db_mb": round(size / 1e6, 1),
+    }
+
+
+def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
+    """Rounds/s of each stage alone, on the first ``lines`` games, in this process."""
+    from recorder import ingest, storage
+    from recorder.analysis import game_facts
+    from recorder.replay import replay
+
+    with path.open() as f:
+        texts = [next(f) for _ in range(lines)]
+    docs = [json.loads(t) for t in texts]
+    rounds = sum(len(d["rounds"]) for d in docs)
+    rates: dict[str, float] = {}
+
+    def timed(name: str, fn: Any) -> list[Any]:
+        started = time.perf_counter()
+        out = [fn(x) for x in (texts if name == "json parse" else docs)]
+        rates[name] = round(rounds / (time.perf_counter() - started))
+        return out
+
+    timed("json parse", json.loads)
+    timed("identity (hash)", ingest.content_hash)
+    answers = timed("replay", replay)
+    facts = timed("facts", game_facts)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = storage.connect(Path(tmp) / "b.db")
+        started = time.perf_counter()
+        with storage.write_transaction(db):
+            for doc, answer, fact, text in zip(docs, answers, facts, texts, strict=True):
+                record = storage.build_record(doc, log=text, answer=answer, facts=fact,
+                                              content_hash=ingest.content_hash(doc))
+                storage.insert_game(db, record)
+        rates["rows + insert"] = round(rounds / (time.perf_counter() - started))
+        db.close()
+    return rates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, action="append",
+                        help="rounds in a file (repeat for several sizes) [100000]")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--breakdown", action="store_true", help="time each stage too")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    sizes = sorted(args.rounds or [BASE_ROUNDS])
+    machine = (f"{platform.python_implementation()} {platform.python_version()}, "
+               f"{os.cpu_count()} cores, {platform.machine()}")
+    if not args.json:
+        print(f"recorder import, one process ({machine})")
+        print(f"{'file':<28} {'MB':>6} {'games':>7} {'rounds':>8} {'s':>7} {'rounds/s':>9} "
+              f"{'games/s':>8} {'peak RSS MB':>12}", flush=True)
+    results = []
+    for n in sizes:
+        r = run_import(*build_corpus(n, args.seed))
+        results.append(r)
+        if not args.json:
+            print(f"{r['file']:<28} {r['file_mb']:>6} {r['games']:>7} {r['rounds']:>8} "
+                  f"{r['seconds']:>7} {r['rounds_per_s']:>9} {r['games_per_s']:>8} "
+                  f"{r['peak_rss_mb']:>12}", flush=True)
+    report: dict[str, Any] = {"machine": machine, "runs": results}
+    slowest = min(r["rounds_per_s"] for r in results)
+    largest = max(r["peak_rss_mb"] for r in results)
+    report["targets_met"] = {
+        "rounds_per_s": slowest >= TARGET_RATE, "peak_rss": largest < TARGET_RSS_MB,
+    }
+    if not args.json:
+        print(f"target >= {TARGET_RATE} rounds/s: "
+              f"{'met' if slowest >= TARGET_RATE else 'NOT met'} (slowest {slowest})")
+        print(f"target peak RSS < {TARGET_RSS_MB} MB: "
+              f"{'met' if largest < TARGET_RSS_MB else 'NOT met'} (largest {largest})",
+              flush=True)
+    if args.breakdown:
+        report["breakdown_rounds_per_s"] = breakdown(build_corpus(sizes[0], args.seed)[0])
+        if not args.json:
+            print("stages alone, rounds/s:", ", ".join(
+                f"{k} {v}" for k, v in report["breakdown_rounds_per_s"].items()))
+    if args.json:
+        print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

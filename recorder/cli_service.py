@@ -1,0 +1,277 @@
+"""The service's commands: ``import``, ``serve`` and ``token create|revoke|list``.
+
+They are mounted on the main ``recorder`` group by :func:`register`. Every one takes
+``--db PATH`` (or ``RECORDER_DB``); without either they use ``instance/recorder.db``
+under the current directory, the same file ``recorder serve`` and ``webui.create_app``
+use. Library errors become clean CLI errors here, at the edge, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from sqlite_utils import Database
+from tqdm import tqdm
+
+from recorder import storage
+from recorder.ingest import DEFAULT_BATCH, REFUSED, import_paths
+from recorder.tokens import create_token, list_tokens, revoke_tokens
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_REFUSED = 1
+EXIT_UNREADABLE = 2
+SAMPLES_DIR = "sample_games"
+
+
+def db_option(func: F) -> F:
+    """``--db PATH`` with ``RECORDER_DB`` as its environment variable."""
+    return click.option(
+        "--db",
+        "db_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        envvar=storage.DB_ENVVAR,
+        show_envvar=True,
+        help="SQLite database file [default: instance/recorder.db under the current folder]",
+    )(func)
+
+
+@contextmanager
+def open_db(db_path: Path | None) -> Iterator[Database]:
+    """The database for a command, with SQLite's failures turned into CLI errors."""
+    path = storage.resolve_db_path(db_path)
+    try:
+        db = storage.connect(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise click.ClickException(f"cannot open the database {path}: {exc}") from exc
+    try:
+        yield db
+    except sqlite3.Error as exc:
+        raise click.ClickException(f"the database {path} failed: {exc}") from exc
+    finally:
+        db.close()
+
+
+# ---------------------------------------------------------------------------------------
+# import
+
+
+@click.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@db_option
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON line per game, then one line of counts (for scripts).")
+@click.option("--batch-size", type=click.IntRange(1, 100_000), default=DEFAULT_BATCH,
+              show_default=True, help="Games per transaction, at most.")
+def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
+                   batch_size: int) -> None:
+    """Import game logs from files, folders, JSON Lines, gzip or - (standard input).
+
+    Every game is accepted, a duplicate (already stored: nothing changes) or refused
+    (with where and why; nothing of it is stored). Exit code 0 when nothing was
+    refused, 1 when a game was refused, 2 when an input could not be read at all.
+
+    \b
+    Examples:
+      recorder import sample_games/                 a folder, with a progress bar
+      recorder import --json games.jsonl.gz         one JSON line per game, for scripts
+      recorder simulate --games 100 | recorder import -
+    """
+    missing = [p for p in paths if p != "-" and not os.path.exists(p)]
+    if missing:
+        raise click.BadParameter(
+            "no such file or folder: " + ", ".join(missing), param_hint="PATHS"
+        )
+    unreadable = False
+    with open_db(db_path) as db:
+        importer, outcomes = import_paths(db, paths, batch_size=batch_size)
+        if as_json:
+            for outcome in outcomes:
+                unreadable |= outcome.index is None and outcome.status == REFUSED
+                click.echo(json.dumps(outcome.to_json(), ensure_ascii=False))
+            click.echo(json.dumps(importer.tally.as_dict()))
+        else:
+            started = time.monotonic()
+            tally = importer.tally
+            with tqdm(desc="import", unit=" games", file=sys.stderr, mininterval=0.5,
+                      dynamic_ncols=True) as bar:
+                for outcome in outcomes:
+                    if outcome.status == REFUSED:
+                        unreadable |= outcome.index is None
+                        bar.write(outcome.describe(), file=sys.stderr)
+                    bar.set_postfix(accepted=tally.accepted, duplicate=tally.duplicate,
+                                    refused=tally.refused, refresh=False)
+                    bar.update(1)
+            elapsed = time.monotonic() - started
+            click.echo(
+                f"{tally.total} games in {elapsed:.1f}s: {tally.accepted} accepted, "
+                f"{tally.duplicate} duplicate, {tally.refused} refused "
+                f"-> {storage.resolve_db_path(db_path)}"
+            )
+    if unreadable:
+        sys.exit(EXIT_UNREADABLE)
+    if importer.tally.refused:
+        sys.exit(EXIT_REFUSED)
+
+
+# ---------------------------------------------------------------------------------------
+# serve
+
+
+def samples_dir() -> Path | None:
+    """``sample_games/`` of the current folder, else of the source tree, if there is one."""
+    for candidate in (Path.cwd() / SAMPLES_DIR, Path(__file__).resolve().parents[1] / SAMPLES_DIR):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def import_samples(db: Database) -> str | None:
+    """Import ``sample_games/`` (a first start shows games, not an empty page)."""
+    folder = samples_dir()
+    if folder is None:
+        return None
+    importer, outcomes = import_paths(db, [str(folder)])
+    for _ in outcomes:
+        pass
+    t = importer.tally
+    return (f"imported {folder}: {t.accepted} accepted, {t.duplicate} duplicate, "
+            f"{t.refused} refused")
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=5000, show_default=True)
+@db_option
+@click.option("--debug", is_flag=True, help="Flask's debugger and reloader (never in public).")
+@click.option("--samples/--no-samples", default=True, show_default=True,
+              help="On first start (a new database), import sample_games/.")
+def serve_command(host: str, port: int, db_path: Path | None, debug: bool,
+                  samples: bool) -> None:
+    """Run the web service with Flask's development server.
+
+    Sets everything up: creates the database (with sample_games/ imported on first
+    start) and serves the API and the upload page. For production, see
+    docs/service.md: waitress-serve --call webui:create_app.
+
+    \b
+    Examples:
+      recorder serve                                http://127.0.0.1:5000/
+      recorder serve --host 0.0.0.0 --port 8080 --db /srv/recorder.db
+    """
+    from webui import create_app  # the web layer is needed only by this command
+
+    path = storage.resolve_db_path(db_path).resolve()
+    first_start = not path.exists()
+    with open_db(path) as db:
+        if first_start and samples:
+            message = import_samples(db)
+            if message:
+                click.echo(message, err=True)
+        games = db["games"].count
+    # The app (and the reloader's child process) find the file through the environment.
+    os.environ[storage.DB_ENVVAR] = str(path)
+    app = create_app()
+    click.echo(f"{games} games in {path}; serving on http://{host}:{port}/", err=True)
+    app.run(host=host, port=port, debug=debug, use_reloader=debug)
+
+
+# ---------------------------------------------------------------------------------------
+# token
+
+
+@click.group("token")
+def token_group() -> None:
+    """Upload tokens: one per frontend, shown once, stored only as a hash.
+
+    \b
+    Examples:
+      recorder token create spilop-app
+      recorder token list
+      recorder token revoke spilop-app
+    """
+
+
+@token_group.command("create")
+@click.argument("name")
+@db_option
+def token_create(name: str, db_path: Path | None) -> None:
+    """Make a token for NAME (a frontend) and print it; it is shown only this once.
+
+    \b
+    Example:
+      TOKEN=$(recorder token create spilop-app)
+      curl -H "Authorization: Bearer $TOKEN" --data-binary @games.jsonl \\
+           http://127.0.0.1:5000/api/games
+    """
+    with open_db(db_path) as db:
+        try:
+            token, secret = create_token(db, name)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="NAME") from exc
+    click.echo(f"token #{token.id} for {token.name} (shown once; keep it secret):", err=True)
+    click.echo(secret)
+
+
+@token_group.command("revoke")
+@click.argument("name", required=False)
+@click.option("--id", "token_id", type=int, help="Revoke only the token with this id.")
+@db_option
+def token_revoke(name: str | None, token_id: int | None, db_path: Path | None) -> None:
+    """Withdraw every live token of NAME (or the one with --id); uploads with it get 403.
+
+    \b
+    Examples:
+      recorder token revoke spilop-app              every live token of spilop-app
+      recorder token revoke --id 3                  just token #3
+    """
+    if (name is None) == (token_id is None):
+        raise click.UsageError("give a NAME or --id, not both")
+    with open_db(db_path) as db:
+        count = revoke_tokens(db, name, token_id=token_id)
+    what = f"token #{token_id}" if token_id is not None else f"tokens of {name!r}"
+    if not count:
+        raise click.ClickException(f"no live {what} to revoke")
+    click.echo(f"revoked {count} {'token' if count == 1 else 'tokens'} ({what})")
+
+
+@token_group.command("list")
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON line per token.")
+def token_list(db_path: Path | None, as_json: bool) -> None:
+    """Every token: id, name, prefix, when it was made and revoked.
+
+    \b
+    Examples:
+      recorder token list
+      recorder token list --json
+    """
+    with open_db(db_path) as db:
+        tokens = list_tokens(db)
+    if as_json:
+        for token in tokens:
+            click.echo(json.dumps(token.as_dict()))
+        return
+    if not tokens:
+        click.echo("no tokens; make one with: recorder token create NAME")
+        return
+    click.echo(f"{'id':>4}  {'name':<20} {'prefix':<14} {'created':<21} revoked")
+    for t in tokens:
+        click.echo(f"{t.id:>4}  {t.name:<20} {t.prefix + '…':<14} {t.created_at:<21} "
+                   f"{t.revoked_at or '-'}")
+
+
+def register(cli: click.Group) -> None:
+    """Mount the service's commands on the main ``recorder`` group."""
+    cli.add_command(import_command, "import")
+    cli.add_command(serve_command, "serve")
+    cli.add_command(token_group, "token")

@@ -1,0 +1,502 @@
+"""Ingest: the one path from bytes to stored games, for the CLI, the API and the web form.
+
+    bytes -> documents (``recorder.parse``, with size limits) -> schema + replay
+    (``recorder.replay``) -> facts (``recorder.analysis``) -> rows (``recorder.storage``)
+
+Every document gets exactly one :class:`Outcome`: ``accepted`` (stored now),
+``duplicate`` (already stored: nothing changes) or ``refused`` (with the located
+error; nothing is stored). A refused document never stops the others.
+
+Games go in by batches. The slow part of a game (the replay and its facts) runs
+before the batch takes the write lock; then one ``BEGIN IMMEDIATE`` transaction
+re-checks identity and writes the whole batch, each game inside its own SAVEPOINT so
+that one failing game leaves no row and costs the others nothing. A process killed
+midway loses at most the batch in flight, which the next run imports again.
+
+A game is known by its normalized content (:func:`content_hash`) and, when it has
+both, by its frontend's name and its ``game_id``. Re-sending a game is a duplicate;
+sending other content under a known frontend + ``game_id`` is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from sqlite_utils import Database
+
+from recorder import storage
+from recorder.analysis import analyse
+from recorder.errors import InputError, RecorderError
+from recorder.parse import Limits, iter_documents, iter_path
+
+log = logging.getLogger(__name__)
+
+ACCEPTED = "accepted"
+DUPLICATE = "duplicate"
+REFUSED = "refused"
+STATUSES = (ACCEPTED, DUPLICATE, REFUSED)
+
+DEFAULT_BATCH = 64
+"""Games per transaction at most: large enough that commits are a small share of the
+time, small enough that a killed import redoes little and other writers wait little."""
+DEFAULT_BATCH_ROUNDS = 2000
+"""Rounds per transaction at most: what a batch holds in memory grows with its rounds
+(about 25 move rows each), so this, not the game count, keeps memory flat when games
+are long."""
+
+IMPORT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".gz")
+"""What a folder given to ``recorder import`` contributes; other files are skipped."""
+
+
+class ParsedLike(Protocol):
+    """What ``recorder.parse`` yields for each document of an input."""
+
+    @property
+    def index(self) -> int | None: ...
+    @property
+    def line(self) -> int | None: ...
+    @property
+    def doc(self) -> Any: ...
+    @property
+    def error(self) -> RecorderError | None: ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The verdict on one document of an input."""
+
+    status: str
+    game_id: str | None = None
+    error: dict[str, Any] | None = None
+    id: int | None = None
+    """``games.id`` of the stored game (the new row, or the one this duplicates)."""
+    source: str | None = None
+    index: int | None = None
+    line: int | None = None
+    result: str | None = None
+    """The engine's status of an accepted game: ``finished`` or ``unfinished``."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The per-game report line of ``recorder import --json`` and ``POST /api/games``."""
+        out: dict[str, Any] = {
+            "game_id": self.game_id,
+            "status": self.status,
+            "error": self.error,
+            "id": self.id,
+        }
+        if self.result is not None:
+            out["result"] = self.result
+        if self.source is not None:
+            out["source"] = self.source
+        out["index"] = self.index
+        out["line"] = self.line
+        return out
+
+    def describe(self) -> str:
+        """One human line: where the document was, and what became of it."""
+        where = self.source or "input"
+        if self.line is not None:
+            where += f":{self.line}"
+        elif self.index is not None:
+            where += f" #{self.index + 1}"
+        name = f" {self.game_id}" if self.game_id else ""
+        if self.status == REFUSED and self.error:
+            return f"{where}{name}: refused: {locate(self.error)}"
+        if self.status == DUPLICATE:
+            return f"{where}{name}: duplicate of game #{self.id}"
+        return f"{where}{name}: {self.status} as game #{self.id}"
+
+
+def locate(error: Mapping[str, Any]) -> str:
+    """An error dict as one line that starts with its location, as CONTRACT.md writes it."""
+    message = str(error.get("message", ""))
+    r, m = error.get("round") or 0, error.get("move") or 0
+    if message.startswith("round ") or (not r and not m):
+        return message
+    return f"round {r}, move {m}: {message}" if m else f"round {r}: {message}"
+
+
+@dataclass
+class Tally:
+    """Running counts of outcomes; the last line of every report."""
+
+    accepted: int = 0
+    duplicate: int = 0
+    refused: int = 0
+
+    def add(self, outcome: Outcome) -> None:
+        setattr(self, outcome.status, getattr(self, outcome.status) + 1)
+
+    @property
+    def total(self) -> int:
+        return self.accepted + self.duplicate + self.refused
+
+    def as_dict(self) -> dict[str, int]:
+        return {ACCEPTED: self.accepted, DUPLICATE: self.duplicate, REFUSED: self.refused}
+
+
+# ---------------------------------------------------------------------------------------
+# Identity.
+
+
+def normalize_tile(value: Any) -> Any:
+    """``"6-3"`` -> ``"3-6"``: a tile written either way is the same tile."""
+    if isinstance(value, str):
+        low, sep, high = value.partition("-")
+        if sep and low.isdigit() and high.isdigit():
+            a, b = int(low), int(high)
+            return f"{a}-{b}" if a <= b else f"{b}-{a}"
+    return value
+
+
+def _normalized_moves(moves: list[Any]) -> list[Any]:
+    """The moves with every tile low-high; the list itself when none needs turning."""
+    out: list[Any] | None = None
+    for i, mv in enumerate(moves):
+        if isinstance(mv, dict) and "tile" in mv:
+            tile = mv["tile"]
+            fixed = normalize_tile(tile)
+            if fixed != tile:
+                if out is None:
+                    out = list(moves)
+                out[i] = {**mv, "tile": fixed}
+    return moves if out is None else out
+
+
+def _normalized_round(rnd: Any) -> Any:
+    if not isinstance(rnd, dict):
+        return rnd
+    moves = rnd.get("moves")
+    deal = rnd.get("deal")
+    fixed_moves = _normalized_moves(moves) if isinstance(moves, list) else moves
+    if fixed_moves is moves and not isinstance(deal, dict):
+        return rnd
+    out = dict(rnd)
+    if fixed_moves is not moves:
+        out["moves"] = fixed_moves
+    if isinstance(deal, dict):
+        deal = dict(deal)
+        hands = deal.get("hands")
+        if isinstance(hands, list):
+            deal["hands"] = [
+                [normalize_tile(t) for t in hand] if isinstance(hand, list) else hand
+                for hand in hands
+            ]
+        boneyard = deal.get("boneyard")
+        if isinstance(boneyard, list):
+            deal["boneyard"] = [normalize_tile(t) for t in boneyard]
+        out["deal"] = deal
+    return out
+
+
+def canonical_json(doc: Any) -> str:
+    """The text two copies of a game share however they were written.
+
+    Keys sorted, no white space, and every tile written low-high; everything else
+    (thinking times, names, the claimed results) is part of the game as sent.
+    """
+    if isinstance(doc, dict) and isinstance(doc.get("rounds"), list):
+        doc = {**doc, "rounds": [_normalized_round(r) for r in doc["rounds"]]}
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_hash(doc: Any) -> str:
+    """SHA-256 of :func:`canonical_json`: the identity every game has."""
+    return hashlib.sha256(canonical_json(doc).encode("utf-8")).hexdigest()
+
+
+def identity_key(doc: Any) -> tuple[str, str] | None:
+    """(frontend name, game_id) when the document has both, else None."""
+    if not isinstance(doc, dict):
+        return None
+    frontend, _ = storage.frontend_of(doc)
+    game_id = doc.get("game_id")
+    if frontend is not None and isinstance(game_id, str):
+        return frontend, game_id
+    return None
+
+
+def _game_id(doc: Any) -> str | None:
+    if isinstance(doc, dict) and isinstance(doc.get("game_id"), str):
+        return str(doc["game_id"])
+    return None
+
+
+def _conflict_error(key: tuple[str, str], other: Mapping[str, Any]) -> dict[str, Any]:
+    frontend, game_id = key
+    return {
+        "round": 0,
+        "move": 0,
+        "code": "game/conflict",
+        "pointer": "/game_id",
+        "message": (
+            f"frontend {frontend!r} already sent a different game with game_id {game_id!r} "
+            f"(stored as game #{other['id']} on {other['imported_at']}); a game_id must name "
+            "one game: give this game its own game_id, or send the stored game unchanged"
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------------------
+# The pipeline.
+
+
+def log_text(parsed: Any) -> str:
+    """The document's text as it came (the parser keeps it), else its JSON.
+
+    The parser has already refused anything that is not UTF-8, so decoding cannot fail.
+    """
+    text = getattr(parsed, "text", None)
+    if isinstance(text, bytes):
+        return text.decode("utf-8")
+    return storage.to_json(parsed.doc)
+
+
+def _engine(doc: Any) -> tuple[dict[str, Any], Any]:
+    """The engine's answer and, for a valid game, its facts.
+
+    A failure inside the engine is reported as a refusal of this one game, not as a
+    crash of the whole import (and logged, since it is a bug to fix, not a bad log).
+    """
+    try:
+        return analyse(doc)
+    except RecorderError as exc:
+        return {"status": "invalid", "error": exc.to_dict()}, None
+    except Exception as exc:  # the engine must never take the service down
+        log.exception("the engine failed on a document")
+        return {
+            "status": "invalid",
+            "error": {
+                "round": 0,
+                "move": 0,
+                "code": "recorder/internal",
+                "message": f"the recorder could not replay this game ({type(exc).__name__}); "
+                "this is a bug in the recorder, please report it with the log",
+            },
+        }, None
+
+
+@dataclass
+class _Pending:
+    """One document on its way through a batch."""
+
+    source: str | None
+    index: int | None
+    line: int | None
+    game_id: str | None = None
+    outcome: Outcome | None = None
+    record: storage.GameRecord | None = None
+    content_hash: str = ""
+    key: tuple[str, str] | None = None
+    result: str | None = None
+
+    def decide(self, status: str, *, id: int | None = None,
+               error: dict[str, Any] | None = None) -> Outcome:
+        self.outcome = Outcome(
+            status, game_id=self.game_id, error=error, id=id, source=self.source,
+            index=self.index, line=self.line,
+            result=self.result if status == ACCEPTED else None,
+        )
+        return self.outcome
+
+
+@dataclass
+class Importer:
+    """Feeds documents through the pipeline into one database.
+
+    ``uploaded_by`` is the ``tokens.id`` of the uploader (None from the command line).
+    """
+
+    db: Database
+    uploaded_by: int | None = None
+    batch_size: int = DEFAULT_BATCH
+    batch_rounds: int = DEFAULT_BATCH_ROUNDS
+    tally: Tally = field(default_factory=Tally)
+
+    def run(self, items: Iterable[tuple[str | None, ParsedLike]]) -> Iterator[Outcome]:
+        """Import ``(source, parsed)`` pairs; yields each outcome once its batch is committed."""
+        batch: list[_Pending] = []
+        rounds = 0
+        for source, parsed in items:
+            pending = self._prepare(source, parsed)
+            batch.append(pending)
+            if pending.record is not None:
+                rounds += len(pending.record.rounds) or 1
+            if len(batch) >= self.batch_size or rounds >= self.batch_rounds:
+                yield from self._commit(batch)
+                batch, rounds = [], 0
+        if batch:
+            yield from self._commit(batch)
+
+    def _prepare(self, source: str | None, parsed: ParsedLike) -> _Pending:
+        """Everything that needs no lock: identity, pre-checks, the replay, the rows."""
+        doc = parsed.doc
+        pending = _Pending(source, parsed.index, parsed.line, game_id=_game_id(doc))
+        if parsed.error is not None:
+            pending.decide(REFUSED, error=parsed.error.to_dict())
+            return pending
+        pending.content_hash = content_hash(doc)
+        pending.key = identity_key(doc)
+        # Cheap reads first, so re-importing a known file costs no replay.
+        if self._known(pending):
+            return pending
+        answer, facts = _engine(doc)
+        if answer.get("status") == "invalid":
+            error = dict(answer.get("error") or {"round": 0, "move": 0, "message": "invalid"})
+            error.setdefault("code", "log/invalid")
+            pending.decide(REFUSED, error=error)
+            return pending
+        pending.result = answer.get("status")
+        pending.record = storage.build_record(
+            doc, log=log_text(parsed), answer=answer, facts=facts,
+            content_hash=pending.content_hash, source=source, uploaded_by=self.uploaded_by,
+        )
+        return pending
+
+    def _known(self, pending: _Pending) -> bool:
+        """Decide a game that is stored already: a duplicate, or a conflict of its id.
+
+        The id is looked up second and its hash compared again: another writer may
+        have stored this very game between the two reads.
+        """
+        known = storage.find_by_hash(self.db, pending.content_hash)
+        if known is not None:
+            pending.decide(DUPLICATE, id=known["id"])
+            return True
+        if pending.key is not None:
+            other = storage.find_by_key(self.db, *pending.key)
+            if other is not None:
+                if other["content_hash"] == pending.content_hash:
+                    pending.decide(DUPLICATE, id=other["id"])
+                else:
+                    pending.decide(REFUSED, error=_conflict_error(pending.key, other))
+                return True
+        return False
+
+    def _commit(self, batch: Sequence[_Pending]) -> Iterator[Outcome]:
+        """Store the batch's new games in one transaction, then report the whole batch."""
+        if any(p.record is not None for p in batch):
+            with storage.write_transaction(self.db):
+                for pending in batch:
+                    if pending.record is not None:
+                        self._store(pending)
+        for pending in batch:
+            assert pending.outcome is not None
+            self.tally.add(pending.outcome)
+            yield pending.outcome
+
+    def _store(self, pending: _Pending) -> None:
+        """Insert one game under the write lock, re-checking what another writer may have done."""
+        assert pending.record is not None
+        if self._known(pending):
+            return
+        try:
+            with storage.savepoint(self.db):
+                new_id = storage.insert_game(self.db, pending.record)
+        except sqlite3.IntegrityError as exc:
+            log.exception("could not store a game")
+            pending.decide(REFUSED, error={
+                "round": 0, "move": 0, "code": "storage/constraint",
+                "message": f"the game could not be stored: {exc}",
+            })
+            return
+        pending.decide(ACCEPTED, id=new_id)
+        pending.record = None  # its rows are in the file; free them before the batch ends
+
+
+# ---------------------------------------------------------------------------------------
+# Inputs.
+
+
+@dataclass(frozen=True)
+class _InputFailure:
+    """A whole input that could not be read, reported in the stream like a refused game."""
+
+    error: RecorderError
+    index: int | None = None
+    line: int | None = None
+    doc: Any = None
+
+
+def expand_paths(paths: Iterable[str]) -> Iterator[str]:
+    """Files as given; folders as the importable files under them, in name order."""
+    for path in paths:
+        if path == "-":
+            yield path
+            continue
+        p = Path(path)
+        if p.is_dir():
+            for child in sorted(p.rglob("*")):
+                if child.is_file() and child.name.lower().endswith(IMPORT_SUFFIXES):
+                    yield str(child)
+        else:
+            yield path
+
+
+def iter_sources(
+    paths: Iterable[str], *, limits: Limits | None = None
+) -> Iterator[tuple[str | None, ParsedLike]]:
+    """Documents of every path, streamed; an unreadable input becomes one refused item.
+
+    Documents read before a file turns out to be damaged (a truncated gzip) still go
+    in: each is a game in its own right, and re-running the import skips them.
+    """
+    lim = limits or Limits()
+    for path in expand_paths(paths):
+        source = "<stdin>" if path == "-" else path
+        try:
+            for parsed in iter_path(path, limits=lim):
+                yield source, parsed
+        except InputError as exc:
+            yield source, _InputFailure(exc)
+        except OSError as exc:
+            yield source, _InputFailure(InputError(f"cannot read {source}: {exc.strerror}"))
+
+
+def import_paths(
+    db: Database,
+    paths: Iterable[str],
+    *,
+    limits: Limits | None = None,
+    batch_size: int = DEFAULT_BATCH,
+) -> tuple[Importer, Iterator[Outcome]]:
+    """The command line's import: returns the importer (for its tally) and the outcomes."""
+    importer = Importer(db, batch_size=batch_size)
+    return importer, importer.run(iter_sources(paths, limits=limits))
+
+
+def check_upload(data: bytes, *, limits: Limits | None = None) -> int:
+    """How many documents one uploaded body holds; raises InputError if it is unreadable.
+
+    An upload is read all or not at all: this first pass reads the whole body and
+    keeps nothing, so a body that turns out to be damaged halfway stores nothing, and
+    the second pass (the import) can go in batches with memory as flat as the CLI's.
+    Parsing costs a small share of the replay, so reading twice is cheap insurance.
+    """
+    count = 0
+    for _ in iter_documents(data, limits=limits or Limits()):
+        count += 1
+    return count
+
+
+def import_upload(
+    db: Database,
+    data: bytes,
+    *,
+    limits: Limits | None = None,
+    source: str | None = None,
+    uploaded_by: int | None = None,
+) -> tuple[Tally, list[Outcome]]:
+    """The API's and the web form's import of one body (raises InputError if unreadable)."""
+    lim = limits or Limits()
+    check_upload(data, limits=lim)
+    importer = Importer(db, uploaded_by=uploaded_by)
+    outcomes = list(importer.run((source, d) for d in iter_documents(data, limits=lim)))
+    return importer.tally, outcomes

@@ -1,0 +1,603 @@
+"""Storage: one SQLite file, its migrations, and the rows an accepted game becomes.
+
+Everything the service keeps lives in one embedded SQLite database opened through
+sqlite-utils. The schema is a set of named migrations (``sqlite_utils.Migrations``)
+that are safe to re-run, so any command can open any file and bring it up to date.
+
+An accepted game becomes one ``games`` row (the verbatim log, the engine's answer and
+the facts every list page filters on) plus ``players``, ``rounds`` and ``moves`` rows
+with the facts the statistics need, so no page ever re-parses a log. Column names are
+meant to be read in Datasette: foreign keys are declared, JSON columns hold JSON text,
+and booleans are 0/1.
+
+Writers take the write lock up front (``BEGIN IMMEDIATE``): with several processes on
+one WAL file, a deferred transaction that reads and then writes can fail at once with
+``SQLITE_BUSY`` instead of waiting, which would turn a busy server into refused games.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database, Migrations
+
+DB_ENVVAR = "RECORDER_DB"
+"""The environment variable that names the database file for every command and the app."""
+
+DB_FILENAME = "recorder.db"
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+"""Every timestamp column: UTC, to the second, so that text order is time order."""
+BUSY_TIMEOUT_MS = 30_000
+"""How long a writer waits for another process's transaction before giving up."""
+
+
+def default_instance_path() -> Path:
+    """The instance folder: ``instance/`` under the current directory.
+
+    The CLI and ``webui.create_app`` both use it, so ``recorder import`` and
+    ``recorder serve`` started from the same folder see the same database whether or
+    not the package is installed (Flask's own default moves with the install).
+    """
+    return Path.cwd() / "instance"
+
+
+def default_db_path() -> Path:
+    """``instance/recorder.db`` under the current directory."""
+    return default_instance_path() / DB_FILENAME
+
+
+def resolve_db_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The database a command works on: ``path``, else ``$RECORDER_DB``, else the default."""
+    if path:
+        return Path(path)
+    env = os.environ.get(DB_ENVVAR)
+    if env:
+        return Path(env)
+    return default_db_path()
+
+
+def utc_now() -> str:
+    """Now, as the ISO 8601 UTC text every timestamp column uses (sorts as text)."""
+    return datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
+
+
+def normalize_timestamp(value: object) -> str | None:
+    """An ISO 8601 date-time as UTC text ``YYYY-MM-DDTHH:MM:SSZ``, or None if it is not one.
+
+    Logs may carry any offset; comparing them as text (the ``since``/``until`` filters)
+    is only right once they are all in UTC and all to the second. A value without an
+    offset is taken as UTC.
+    """
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
+
+
+# ---------------------------------------------------------------------------------------
+# Migrations. Each step is idempotent (``if_not_exists``) so that two processes starting
+# on a new file at once cannot fail on each other's tables; ``migrate`` also serializes
+# them behind the write lock.
+
+migrations = Migrations("recorder")
+
+
+@migrations()
+def m001_tokens(db: Database) -> None:
+    """Upload tokens: only a SHA-256 of each token is kept, never the token."""
+    db.table("tokens").create(
+        {
+            "id": int,
+            "name": str,
+            "prefix": str,
+            "token_sha256": str,
+            "created_at": str,
+            "revoked_at": str,
+        },
+        pk="id",
+        not_null={"name", "prefix", "token_sha256", "created_at"},
+        if_not_exists=True,
+    )
+    db.table("tokens").create_index(["token_sha256"], unique=True, if_not_exists=True)
+    db.table("tokens").create_index(["name"], if_not_exists=True)
+
+
+@migrations()
+def m002_games(db: Database) -> None:
+    """One row per stored game: identity, the facts list pages filter on, log and answer."""
+    db.table("games").create(
+        {
+            "id": int,
+            "content_hash": str,
+            "frontend": str,
+            "frontend_version": str,
+            "game_id": str,
+            "format": str,
+            "preset": str,
+            "ruleset": str,
+            "players": str,
+            "player_count": int,
+            "seed": str,
+            "status": str,
+            "winners": str,
+            "scores": str,
+            "rounds_count": int,
+            "blocked_rounds": int,
+            "moves_count": int,
+            "mismatches": str,
+            "started_at": str,
+            "imported_at": str,
+            "source": str,
+            "uploaded_by": int,
+            "log": str,
+            "answer": str,
+        },
+        pk="id",
+        not_null={"content_hash", "status", "imported_at", "log", "answer"},
+        foreign_keys=[("uploaded_by", "tokens", "id")],
+        if_not_exists=True,
+    )
+    games = db.table("games")
+    games.create_index(["content_hash"], unique=True, if_not_exists=True)
+    # A game is known by frontend + game_id only when it has both: a partial index, so
+    # games without them never collide with each other.
+    db.execute(
+        "CREATE UNIQUE INDEX IF NOT EXISTS idx_games_frontend_game_id "
+        "ON games (frontend, game_id) WHERE frontend IS NOT NULL AND game_id IS NOT NULL"
+    )
+    for column in ("preset", "status", "started_at", "imported_at", "uploaded_by"):
+        games.create_index([column], if_not_exists=True)
+
+
+@migrations()
+def m003_facts(db: Database) -> None:
+    """Per player, per round and per move facts, so statistics never replay a log."""
+    db.table("players").create(
+        {
+            "game": int,
+            "seat": int,
+            "player_id": str,
+            "name": str,
+            "final_score": float,
+            "won": int,
+            "rounds_won": int,
+            "dominoes": int,
+            "bonus_total": float,
+            "plays": int,
+            "draws": int,
+            "passes": int,
+        },
+        pk=("game", "seat"),
+        foreign_keys=[("game", "games", "id")],
+        not_null={"player_id"},
+        if_not_exists=True,
+    )
+    db.table("players").create_index(["player_id"], if_not_exists=True)
+    db.table("rounds").create(
+        {
+            "game": int,
+            "round": int,
+            "opener": int,
+            "opening_tile": str,
+            "winners": str,
+            "points": str,
+            "bonus": str,
+            "blocked": int,
+            "pips_left": str,
+            "ended_by": int,
+            "moves_count": int,
+            "draws": int,
+            "passes": int,
+            "boneyard_left": int,
+        },
+        pk=("game", "round"),
+        foreign_keys=[("game", "games", "id")],
+        if_not_exists=True,
+    )
+    db.table("moves").create(
+        {
+            "game": int,
+            "round": int,
+            "move": int,
+            "player": int,
+            "action": str,
+            "tile": str,
+            "side": str,
+            "ms": float,
+            "legal_count": int,
+            "score": float,
+            "best_score": float,
+            "forced": int,
+        },
+        pk=("game", "round", "move"),
+        foreign_keys=[("game", "games", "id")],
+        if_not_exists=True,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Connections and transactions.
+
+
+def connect(path: str | os.PathLike[str] | None = None, *, migrate: bool = True) -> Database:
+    """Open (creating if needed) the database file and bring its schema up to date.
+
+    Every connection waits for a busy writer rather than failing, checks foreign keys,
+    and uses ``synchronous=NORMAL``: with WAL that loses no committed transaction when a
+    process is killed, only possibly the last ones on a power cut, and it is much faster.
+    """
+    db_path = resolve_db_path(path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(db_path), timeout=BUSY_TIMEOUT_MS / 1000)
+    db = Database(conn)
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    db.execute("PRAGMA foreign_keys = ON")
+    db.execute("PRAGMA synchronous = NORMAL")
+    if migrate:
+        apply_migrations(db)
+    return db
+
+
+def apply_migrations(db: Database) -> list[str]:
+    """Switch the file to WAL and apply pending migrations; returns the names applied.
+
+    The steps run inside one ``BEGIN IMMEDIATE`` transaction so that two processes
+    opening a new file at the same moment apply them one after the other.
+    """
+    if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        db.enable_wal()
+    pending = migrations.pending(db)
+    if not pending:
+        return []
+    with write_transaction(db):
+        pending = migrations.pending(db)
+        migrations.apply(db)
+    return [m.name for m in pending]
+
+
+@contextmanager
+def write_transaction(db: Database) -> Iterator[Database]:
+    """A transaction that holds the write lock from its start, committed on success."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.rollback()
+        raise
+    else:
+        db.commit()
+
+
+@contextmanager
+def savepoint(db: Database, name: str = "game") -> Iterator[Database]:
+    """A nested step of a transaction: on error only its own changes are undone."""
+    db.conn.execute(f"SAVEPOINT {name}")
+    try:
+        yield db
+    except BaseException:
+        if db.conn.in_transaction:
+            db.conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+            db.conn.execute(f"RELEASE SAVEPOINT {name}")
+        raise
+    else:
+        db.conn.execute(f"RELEASE SAVEPOINT {name}")
+
+
+def integrity_check(db: Database) -> str:
+    """SQLite's own verdict on the file (``"ok"`` when sound)."""
+    return str(db.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+# ---------------------------------------------------------------------------------------
+# Rows of one game.
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON text for a JSON column (non-ASCII kept readable in Datasette)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _json_or_none(value: Any) -> str | None:
+    return None if value is None else to_json(value)
+
+
+def _flag(value: Any) -> int:
+    return 1 if value else 0
+
+
+@dataclass
+class GameRecord:
+    """Every row one accepted game becomes; built outside the write lock, stored inside it."""
+
+    game: dict[str, Any]
+    players: list[tuple[Any, ...]] = field(default_factory=list)
+    rounds: list[tuple[Any, ...]] = field(default_factory=list)
+    moves: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+PLAYER_COLUMNS = (
+    "seat", "player_id", "name", "final_score", "won", "rounds_won", "dominoes",
+    "bonus_total", "plays", "draws", "passes",
+)
+ROUND_COLUMNS = (
+    "round", "opener", "opening_tile", "winners", "points", "bonus", "blocked", "pips_left",
+    "ended_by", "moves_count", "draws", "passes", "boneyard_left",
+)
+MOVE_COLUMNS = (
+    "round", "move", "player", "action", "tile", "side", "ms", "legal_count", "score",
+    "best_score", "forced",
+)
+
+
+def _insert_sql(table: str, columns: Sequence[str]) -> str:
+    names = ", ".join(f"[{c}]" for c in ("game", *columns))
+    marks = ", ".join("?" for _ in range(len(columns) + 1))
+    return f"INSERT INTO [{table}] ({names}) VALUES ({marks})"
+
+
+_PLAYER_SQL = _insert_sql("players", PLAYER_COLUMNS)
+_ROUND_SQL = _insert_sql("rounds", ROUND_COLUMNS)
+_MOVE_SQL = _insert_sql("moves", MOVE_COLUMNS)
+
+
+def frontend_of(doc: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The frontend's name and version as the log gives them (a bare string is a name)."""
+    front = doc.get("frontend")
+    if isinstance(front, Mapping):
+        name, version = front.get("name"), front.get("version")
+        return (
+            name if isinstance(name, str) else None,
+            version if isinstance(version, str) else None,
+        )
+    if isinstance(front, str):
+        return front, None
+    return None, None
+
+
+def preset_of(ruleset: Any) -> str | None:
+    """The preset named by a log's ``ruleset`` field (a name or {preset, options})."""
+    if isinstance(ruleset, str):
+        return ruleset
+    if isinstance(ruleset, Mapping) and isinstance(ruleset.get("preset"), str):
+        return str(ruleset["preset"])
+    return None
+
+
+def build_record(
+    doc: Mapping[str, Any],
+    *,
+    log: str,
+    answer: Mapping[str, Any],
+    facts: Any,
+    content_hash: str,
+    source: str | None = None,
+    uploaded_by: int | None = None,
+) -> GameRecord:
+    """The rows of one replayed, valid game.
+
+    ``facts`` is ``recorder.analysis.game_facts(doc)`` (or None, when the engine has no
+    facts to give: then only the ``games`` row is written).
+    """
+    frontend, version = frontend_of(doc)
+    game_id = doc.get("game_id")
+    rounds_answer = answer.get("rounds") or []
+    game = {
+        "content_hash": content_hash,
+        "frontend": frontend,
+        "frontend_version": version,
+        "game_id": game_id if isinstance(game_id, str) else None,
+        "format": doc.get("format"),
+        "preset": preset_of(doc.get("ruleset")),
+        "ruleset": to_json(doc.get("ruleset")),
+        "players": to_json(doc.get("players")),
+        "player_count": len(doc.get("players") or []),
+        "seed": doc.get("seed") if isinstance(doc.get("seed"), str) else None,
+        "status": answer.get("status"),
+        "winners": to_json(answer.get("winners") or []),
+        "scores": to_json(answer.get("scores") or []),
+        "rounds_count": len(rounds_answer),
+        "blocked_rounds": sum(1 for r in rounds_answer if r.get("blocked")),
+        "moves_count": 0,
+        "mismatches": _json_or_none(answer.get("mismatches")),
+        "started_at": normalize_timestamp(doc.get("started_at")),
+        "imported_at": utc_now(),
+        "source": source,
+        "uploaded_by": uploaded_by,
+        "log": log,
+        "answer": to_json(answer),
+    }
+    record = GameRecord(game)
+    if facts is None:
+        return record
+    for p in facts.players:
+        record.players.append((
+            p.seat, p.player_id, p.name, p.final_score, _flag(p.won), p.rounds_won,
+            p.dominoes, p.bonus_total, p.plays, p.draws, p.passes,
+        ))
+    for r in facts.rounds:
+        record.rounds.append((
+            r.round, r.opener, r.opening_tile, to_json(r.winners), to_json(r.points),
+            to_json(r.bonus), _flag(r.blocked), to_json(r.pips_left), r.ended_by, r.moves,
+            r.draws, r.passes, r.boneyard_left,
+        ))
+    for m in facts.moves:
+        record.moves.append((
+            m.round, m.move, m.player, m.action, m.tile, m.end, m.ms, m.legal_count,
+            m.score, m.best_score, _flag(m.forced),
+        ))
+    game["moves_count"] = len(record.moves)
+    return record
+
+
+def insert_game(db: Database, record: GameRecord) -> int:
+    """Write one game's rows (inside the caller's transaction); returns its ``games.id``.
+
+    The child rows go through prepared ``executemany`` statements: the per-call
+    bookkeeping of ``Table.insert_all`` costs more than the insert itself for the few
+    dozen rows a game has, and ingest speed is bounded by this loop.
+    """
+    columns = list(record.game)
+    sql = (
+        "INSERT INTO games (" + ", ".join(f"[{c}]" for c in columns) + ") VALUES ("
+        + ", ".join("?" for _ in columns) + ")"
+    )
+    cursor = db.conn.execute(sql, [record.game[c] for c in columns])
+    game_id = int(cursor.lastrowid or 0)
+    conn = db.conn
+    if record.players:
+        conn.executemany(_PLAYER_SQL, [(game_id, *row) for row in record.players])
+    if record.rounds:
+        conn.executemany(_ROUND_SQL, [(game_id, *row) for row in record.rounds])
+    if record.moves:
+        conn.executemany(_MOVE_SQL, [(game_id, *row) for row in record.moves])
+    return game_id
+
+
+def find_by_hash(db: Database, content_hash: str) -> dict[str, Any] | None:
+    """The stored game with this normalized content, if any (identity columns only)."""
+    row = db.execute(
+        "SELECT id, frontend, game_id, content_hash, imported_at FROM games "
+        "WHERE content_hash = ?",
+        [content_hash],
+    ).fetchone()
+    return None if row is None else _identity(row)
+
+
+def find_by_key(db: Database, frontend: str, game_id: str) -> dict[str, Any] | None:
+    """The stored game that this frontend sent under this ``game_id``, if any."""
+    row = db.execute(
+        "SELECT id, frontend, game_id, content_hash, imported_at FROM games "
+        "WHERE frontend = ? AND game_id = ?",
+        [frontend, game_id],
+    ).fetchone()
+    return None if row is None else _identity(row)
+
+
+def _identity(row: Sequence[Any]) -> dict[str, Any]:
+    return dict(zip(("id", "frontend", "game_id", "content_hash", "imported_at"), row,
+                    strict=True))
+
+
+def count_rows(db: Database) -> dict[str, int]:
+    """How many rows each table holds (for tests, the crash check and ``serve``'s banner)."""
+    return {t: db[t].count for t in ("games", "players", "rounds", "moves", "tokens")}
+
+
+# ---------------------------------------------------------------------------------------
+# Reading games back: the export filters of ``GET /api/games``.
+
+SUMMARY_COLUMNS = (
+    "id", "game_id", "frontend", "frontend_version", "preset", "players", "player_count",
+    "status", "winners", "scores", "rounds_count", "blocked_rounds", "moves_count",
+    "started_at", "imported_at", "content_hash", "source",
+)
+_JSON_COLUMNS = frozenset({"players", "winners", "scores", "mismatches", "ruleset"})
+STATUSES = ("finished", "unfinished")
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    """The filters of the game list; each one that is None is not applied.
+
+    ``since`` and ``until`` bound the game's start (``started_at``, or when the log
+    has none, the time it was imported), both inclusive, as UTC text.
+    """
+
+    player: str | None = None
+    preset: str | None = None
+    frontend: str | None = None
+    status: str | None = None
+    blocked: bool | None = None
+    since: str | None = None
+    until: str | None = None
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The SQL condition and its parameters."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if self.player is not None:
+            clauses.append("id IN (SELECT game FROM players WHERE player_id = ?)")
+            params.append(self.player)
+        for column in ("preset", "frontend", "status"):
+            value = getattr(self, column)
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        if self.blocked is not None:
+            clauses.append("blocked_rounds > 0" if self.blocked else "blocked_rounds = 0")
+        if self.since is not None:
+            clauses.append("coalesce(started_at, imported_at) >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            clauses.append("coalesce(started_at, imported_at) <= ?")
+            params.append(self.until)
+        return (" AND ".join(clauses) or "1"), params
+
+
+def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A games row as API data: JSON columns decoded."""
+    out = dict(row)
+    for key in _JSON_COLUMNS.intersection(out):
+        if out[key] is not None:
+            out[key] = json.loads(out[key])
+    return out
+
+
+def select_games(
+    db: Database,
+    flt: GameFilter,
+    *,
+    columns: Sequence[str] = SUMMARY_COLUMNS,
+    after: int | None = None,
+    limit: int | None = None,
+    descending: bool = False,
+) -> Iterator[dict[str, Any]]:
+    """Games matching ``flt`` in id order, from just past ``after``, streamed from a cursor.
+
+    Keyset pagination (``id > after``) rather than OFFSET: a page costs the same at the
+    end of a large export as at its start, and rows inserted meanwhile do not shift it.
+    """
+    where, params = flt.where()
+    if after is not None:
+        where += " AND id < ?" if descending else " AND id > ?"
+        params.append(after)
+    sql = (
+        "SELECT " + ", ".join(f"[{c}]" for c in columns) + f" FROM games WHERE {where} "
+        f"ORDER BY id {'DESC' if descending else 'ASC'}"
+    )
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    cursor = db.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    for row in cursor:
+        yield decode_row(dict(zip(names, row, strict=True)))
+
+
+def count_games(db: Database, flt: GameFilter) -> int:
+    """How many games match ``flt``."""
+    where, params = flt.where()
+    return int(db.execute(f"SELECT count(*) FROM games WHERE {where}", params).fetchone()[0])
+
+
+def get_game(db: Database, game_pk: int) -> dict[str, Any] | None:
+    """One stored game with every column (log text and answer included)."""
+    cursor = db.execute("SELECT * FROM games WHERE id = ?", [game_pk])
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    names = [d[0] for d in cursor.description]
+    return dict(zip(names, row, strict=True))

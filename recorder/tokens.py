@@ -1,0 +1,135 @@
+"""Upload tokens: one per frontend, made and withdrawn from the command line.
+
+A token is shown once, when it is made; the database keeps only its SHA-256, so a
+copy of the file gives nobody the right to upload. A short prefix is kept in clear so
+that ``recorder token list`` can tell two tokens of one frontend apart. Revoking keeps
+the row (with ``revoked_at``) so that an upload with a withdrawn token is answered
+403 "revoked" rather than 401 "unknown", and so that stored games still name who sent
+them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from sqlite_utils import Database
+
+from recorder.storage import utc_now, write_transaction
+
+TOKEN_PREFIX = "rec_"
+PREFIX_CHARS = 8  # of the random part, kept in clear to identify a token in listings
+
+
+def hash_token(token: str) -> str:
+    """The SHA-256 hex digest under which a token is stored and looked up."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Token:
+    """A stored token (without its secret)."""
+
+    id: int
+    name: str
+    prefix: str
+    created_at: str
+    revoked_at: str | None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "prefix": self.prefix,
+            "created_at": self.created_at,
+            "revoked_at": self.revoked_at,
+            "active": self.active,
+        }
+
+
+class Verdict(Enum):
+    """What a presented token turned out to be."""
+
+    OK = "ok"
+    MISSING = "missing"
+    UNKNOWN = "unknown"
+    REVOKED = "revoked"
+
+
+@dataclass(frozen=True)
+class Check:
+    verdict: Verdict
+    token: Token | None = None
+
+
+_COLUMNS = "id, name, prefix, created_at, revoked_at"
+
+
+def _token(row: Any) -> Token:
+    return Token(*row)
+
+
+def create_token(db: Database, name: str) -> tuple[Token, str]:
+    """Make a token for ``name``; returns the stored row and the secret (shown only now)."""
+    name = name.strip()
+    if not name:
+        raise ValueError("a token needs a name, such as the frontend it is for")
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    with write_transaction(db):
+        cursor = db.conn.execute(
+            "INSERT INTO tokens (name, prefix, token_sha256, created_at) VALUES (?, ?, ?, ?)",
+            [name, secret[: len(TOKEN_PREFIX) + PREFIX_CHARS], hash_token(secret), utc_now()],
+        )
+        row = db.conn.execute(
+            f"SELECT {_COLUMNS} FROM tokens WHERE id = ?", [cursor.lastrowid]
+        ).fetchone()
+    return _token(row), secret
+
+
+def revoke_tokens(db: Database, name: str | None = None, *, token_id: int | None = None) -> int:
+    """Withdraw every active token of ``name`` (or the one with ``token_id``); returns how many."""
+    if (name is None) == (token_id is None):
+        raise ValueError("revoke by name or by id, not both")
+    with write_transaction(db):
+        if token_id is not None:
+            cursor = db.conn.execute(
+                "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                [utc_now(), token_id],
+            )
+        else:
+            cursor = db.conn.execute(
+                "UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
+                [utc_now(), name],
+            )
+    return int(cursor.rowcount)
+
+
+def list_tokens(db: Database) -> list[Token]:
+    """Every token ever made, oldest first."""
+    return [_token(r) for r in db.execute(f"SELECT {_COLUMNS} FROM tokens ORDER BY id")]
+
+
+def check_token(db: Database, presented: str | None) -> Check:
+    """Whether a presented secret is a live token.
+
+    The lookup is by hash, so its timing says nothing about the secret; the final
+    compare_digest only guards against a (theoretical) hash collision in the index.
+    """
+    if not presented:
+        return Check(Verdict.MISSING)
+    digest = hash_token(presented)
+    row = db.execute(
+        f"SELECT {_COLUMNS}, token_sha256 FROM tokens WHERE token_sha256 = ?", [digest]
+    ).fetchone()
+    if row is None or not hmac.compare_digest(row[-1], digest):
+        return Check(Verdict.UNKNOWN)
+    token = _token(row[:-1])
+    return Check(Verdict.OK if token.active else Verdict.REVOKED, token)

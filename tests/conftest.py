@@ -1,0 +1,214 @@
+"""Shared fixtures: real SQLite files under tmp_path, the Flask app, the CLI, games.
+
+Games come from the simulator (complete, valid domino-log/1 documents), built on
+demand so that a test names only what it needs: ``make_game(7)`` is the game of seed
+"7", the same on every run.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+ROOT = Path(__file__).resolve().parents[1]
+PRESETS = ("spilop", "classic", "kozel", "italian")
+
+
+# ---------------------------------------------------------------------------------------
+# Games.
+
+
+def make_game(
+    seed: int | str,
+    *,
+    ruleset: str | dict[str, Any] | None = None,
+    players: int | None = None,
+    game_id: str | None = None,
+    frontend: str | None = "test-frontend",
+    started_at: str | None = None,
+) -> dict[str, Any]:
+    """A complete, valid game; seed, preset and player count vary with ``seed``.
+
+    Every game has a frontend and a game_id unless asked otherwise (``frontend=None``
+    removes the frontend; ``game_id=""`` removes the game_id).
+    """
+    from recorder.simulate import simulate_game
+
+    n = int(seed) if str(seed).isdigit() else sum(map(ord, str(seed)))
+    rules = ruleset if ruleset is not None else PRESETS[n % len(PRESETS)]
+    count = players if players is not None else 2 + n % 3
+    doc = simulate_game(rules, count, f"test-{seed}",
+                        game_id=game_id if game_id is not None else f"game-{seed}")
+    if game_id == "":
+        doc.pop("game_id", None)
+    if frontend is None:
+        doc.pop("frontend", None)
+    else:
+        doc["frontend"] = {"name": frontend, "version": "1"}
+    if started_at is not None:
+        doc["started_at"] = started_at
+    return doc
+
+
+def break_game(doc: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``doc`` whose move 2 of round 1 is played out of turn (by the opener)."""
+    bad = copy.deepcopy(doc)
+    moves = bad["rounds"][0]["moves"]
+    moves[1]["player"] = moves[0]["player"]
+    return bad
+
+
+def write_jsonl(path: Path, docs: list[dict[str, Any]], *, compress: bool = False) -> Path:
+    """``docs`` as JSON Lines (gzip-compressed when asked)."""
+    text = "".join(json.dumps(d) + "\n" for d in docs).encode()
+    path.write_bytes(gzip.compress(text) if compress else text)
+    return path
+
+
+@pytest.fixture(scope="session")
+def game_pool() -> list[dict[str, Any]]:
+    """Forty games of mixed presets, built once per test run (tests copy what they change)."""
+    return [make_game(i) for i in range(40)]
+
+
+@pytest.fixture
+def games(game_pool: list[dict[str, Any]]) -> Callable[[int], list[dict[str, Any]]]:
+    """``games(n)``: deep copies of the first n pooled games."""
+
+    def take(n: int) -> list[dict[str, Any]]:
+        assert n <= len(game_pool)
+        return copy.deepcopy(game_pool[:n])
+
+    return take
+
+
+# ---------------------------------------------------------------------------------------
+# Database, app, CLI.
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "recorder.db"
+
+
+@pytest.fixture
+def db(db_path: Path) -> Iterator[Any]:
+    from recorder import storage
+
+    database = storage.connect(db_path)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def app(db_path: Path) -> Any:
+    from webui import create_app
+
+    return create_app({"TESTING": True, "DATABASE": str(db_path)})
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def token(db: Any) -> str:
+    """A live upload token."""
+    from recorder.tokens import create_token
+
+    return create_token(db, "test-frontend")[1]
+
+
+@pytest.fixture
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def cli(db_path: Path) -> Callable[..., Result]:
+    """``cli("import", path, ...)``: the ``recorder`` command on the test database."""
+    from recorder.cli import main
+
+    def run(*args: str, input: str | bytes | None = None) -> Result:
+        env = {"RECORDER_DB": str(db_path)}
+        return CliRunner().invoke(main, list(args), input=input, env=env,
+                                  catch_exceptions=False)
+
+    return run
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+# ---------------------------------------------------------------------------------------
+# Real processes.
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment for a child ``python``: this checkout importable, no stray DB."""
+    env = {k: v for k, v in os.environ.items() if k != "RECORDER_DB"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on port {port} after {timeout}s")
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """``start_server(db_path, threads=4)`` runs waitress with the app; returns its URL."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(db: Path, *, threads: int = 4) -> str:
+        port = free_port()
+        log = open(tmp_path / f"server-{port}.log", "wb")  # noqa: SIM115 (closed by the child)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
+             f"--threads={threads}", "--call", "webui:create_app"],
+            cwd=tmp_path, env=subprocess_env(RECORDER_DB=str(db)), stdout=log, stderr=log,
+        )
+        log.close()
+        procs.append(proc)
+        wait_for_port(port, proc)
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,319 @@
+"""Ingest on real SQLite files: import, dedup, refusals that leave no row, the CLI report."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import random
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+from conftest import break_game, json_lines, make_game, write_jsonl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recorder import ingest, storage
+from recorder.analysis import game_facts
+from recorder.replay import replay
+
+Cli = Callable[..., Result]
+Games = Callable[[int], list[dict[str, Any]]]
+
+
+def expected_rows(docs: list[dict[str, Any]]) -> dict[str, int]:
+    """The rows the given valid games must become, computed from the engine directly."""
+    counts = {"games": len(docs), "players": 0, "rounds": 0, "moves": 0}
+    for doc in docs:
+        facts = game_facts(doc)
+        counts["players"] += len(facts.players)
+        counts["rounds"] += len(facts.rounds)
+        counts["moves"] += len(facts.moves)
+    return counts
+
+
+def table_counts(db_path: Path) -> dict[str, int]:
+    db = storage.connect(db_path)
+    counts = storage.count_rows(db)
+    db.close()
+    counts.pop("tokens")
+    return counts
+
+
+def test_import_stores_every_game_with_its_facts(
+    cli: Cli, games: Games, tmp_path: Path, db_path: Path
+) -> None:
+    docs = games(6)
+    result = cli("import", str(write_jsonl(tmp_path / "g.jsonl", docs)))
+    assert result.exit_code == 0, result.output
+    assert "6 accepted, 0 duplicate, 0 refused" in result.output
+    assert table_counts(db_path) == expected_rows(docs)
+
+    db = storage.connect(db_path)
+    for doc in docs:
+        row = db.execute("SELECT * FROM games WHERE game_id = ?", [doc["game_id"]]).fetchone()
+        cols = [d[0] for d in db.execute("SELECT * FROM games LIMIT 0").description]
+        game = dict(zip(cols, row, strict=True))
+        assert json.loads(game["log"]) == doc
+        assert json.loads(game["answer"]) == replay(doc)
+        assert game["frontend"] == "test-frontend"
+        assert game["rounds_count"] == len(replay(doc)["rounds"])
+        players = list(db["players"].rows_where("game = ?", [game["id"]], order_by="seat"))
+        assert [p["player_id"] for p in players] == [p["id"] for p in doc["players"]]
+        moves = list(db["moves"].rows_where("game = ?", [game["id"]]))
+        assert all(m["legal_count"] >= 1 and m["best_score"] >= m["score"] for m in moves)
+    db.close()
+
+
+def test_the_log_is_kept_verbatim(cli: Cli, tmp_path: Path, db_path: Path) -> None:
+    doc = make_game(3)
+    pretty = json.dumps(doc, indent=3, sort_keys=True)
+    (tmp_path / "pretty.json").write_text(pretty + "\n")
+    line = json.dumps(make_game(4), ensure_ascii=False)
+    (tmp_path / "lines.jsonl").write_text("\n" + line + "  \r\n")
+    array = [make_game(5), make_game(6)]
+    element = json.dumps(array[1], indent=1)
+    (tmp_path / "array.json").write_text("[" + json.dumps(array[0]) + ",\n" + element + "]")
+    for name in ("pretty.json", "lines.jsonl", "array.json"):
+        assert cli("import", str(tmp_path / name)).exit_code == 0
+    db = storage.connect(db_path)
+    stored = [r["log"] for r in db["games"].rows_where(order_by="id")]
+    assert stored[0].strip() == pretty
+    assert stored[1].strip() == line
+    assert stored[3].strip() == element
+    db.close()
+
+
+def test_importing_the_same_file_twice_changes_nothing_and_says_so(
+    cli: Cli, games: Games, tmp_path: Path, db_path: Path
+) -> None:
+    path = write_jsonl(tmp_path / "g.jsonl", games(5))
+    assert cli("import", str(path)).exit_code == 0
+    before = table_counts(db_path)
+    again = cli("import", "--json", str(path))
+    assert again.exit_code == 0
+    lines = json_lines(again.stdout)
+    assert [line["status"] for line in lines[:-1]] == ["duplicate"] * 5
+    assert lines[-1] == {"accepted": 0, "duplicate": 5, "refused": 0}
+    assert table_counts(db_path) == before
+    assert "0 accepted, 5 duplicate" in cli("import", str(path)).output
+
+
+def reformat(doc: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The same game written differently: keys shuffled, every tile turned around."""
+    def turn(tile: Any) -> Any:
+        if isinstance(tile, str) and "-" in tile:
+            a, b = tile.split("-")
+            return f"{b}-{a}"
+        return tile
+
+    def shuffle(value: Any) -> Any:
+        if isinstance(value, dict):
+            items = list(value.items())
+            rng.shuffle(items)
+            return {k: turn(v) if k == "tile" else shuffle(v) for k, v in items}
+        if isinstance(value, list):
+            return [shuffle(v) for v in value]
+        return value
+
+    return shuffle(copy.deepcopy(doc))
+
+
+def test_a_reformatted_copy_is_a_duplicate(cli: Cli, tmp_path: Path, db_path: Path) -> None:
+    doc = make_game(5)
+    write_jsonl(tmp_path / "a.jsonl", [doc])
+    copy_text = json.dumps(reformat(doc, random.Random(1)), indent=1)
+    (tmp_path / "b.json").write_text(copy_text)
+    assert cli("import", str(tmp_path / "a.jsonl")).exit_code == 0
+    result = cli("import", "--json", str(tmp_path / "b.json"))
+    first = json_lines(result.stdout)[0]
+    assert first["status"] == "duplicate" and first["id"] == 1
+    assert table_counts(db_path)["games"] == 1
+
+
+def test_same_frontend_and_game_id_with_other_content_is_refused(
+    cli: Cli, tmp_path: Path, db_path: Path
+) -> None:
+    write_jsonl(tmp_path / "a.jsonl", [make_game(1, game_id="shared")])
+    other = make_game(2, game_id="shared")
+    write_jsonl(tmp_path / "b.jsonl", [other])
+    assert cli("import", str(tmp_path / "a.jsonl")).exit_code == 0
+    result = cli("import", "--json", str(tmp_path / "b.jsonl"))
+    assert result.exit_code == 1
+    line = json_lines(result.stdout)[0]
+    assert line["status"] == "refused"
+    assert line["error"]["code"] == "game/conflict"
+    assert "'shared'" in line["error"]["message"] and "game #1" in line["error"]["message"]
+    # Another frontend may use the same game_id, and so may a log without a frontend.
+    write_jsonl(tmp_path / "c.jsonl", [make_game(2, game_id="shared", frontend="elsewhere"),
+                                       make_game(4, game_id="shared", frontend=None)])
+    assert cli("import", str(tmp_path / "c.jsonl")).exit_code == 0
+    assert table_counts(db_path)["games"] == 3
+
+
+def test_a_refused_game_leaves_no_row_and_the_others_go_in(
+    cli: Cli, games: Games, tmp_path: Path, db_path: Path
+) -> None:
+    good = games(3)
+    bad = break_game(good[1])
+    bad["game_id"] = "broken"
+    path = write_jsonl(tmp_path / "mixed.jsonl", [good[0], bad, good[2]])
+    result = cli("import", "--json", str(path))
+    assert result.exit_code == 1
+    lines = json_lines(result.stdout)
+    assert [line["status"] for line in lines[:-1]] == ["accepted", "refused", "accepted"]
+    error = lines[1]["error"]
+    assert (error["round"], error["move"]) == (1, 2)
+    assert error["message"] and error["code"]
+    assert lines[1]["game_id"] == "broken" and lines[1]["line"] == 2
+    assert lines[-1] == {"accepted": 2, "duplicate": 0, "refused": 1}
+    assert table_counts(db_path) == expected_rows([good[0], good[2]])
+
+
+def test_the_human_report_names_each_refused_game(
+    cli: Cli, games: Games, tmp_path: Path
+) -> None:
+    docs = games(2)
+    path = write_jsonl(tmp_path / "m.jsonl", [docs[0], break_game(docs[1])])
+    result = cli("import", str(path))
+    assert result.exit_code == 1
+    assert "m.jsonl:2 game-1: refused: round 1, move 2" in result.stderr
+    assert "2 games in" in result.output and "1 accepted, 0 duplicate, 1 refused" in result.output
+
+
+def test_a_failing_insert_rolls_back_only_that_game(
+    db: storage.Database, games: Games, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = games(3)
+    real_insert = storage.insert_game
+
+    def flaky(database: storage.Database, record: storage.GameRecord) -> int:
+        game_pk = real_insert(database, record)
+        if record.game["game_id"] == docs[1]["game_id"]:
+            # The game's rows are written; the failure must take all of them back.
+            raise sqlite3.IntegrityError("simulated failure after the rows were written")
+        return game_pk
+
+    monkeypatch.setattr(storage, "insert_game", flaky)
+    _tally, outcomes = ingest.import_upload(db, "\n".join(map(json.dumps, docs)).encode())
+    assert [o.status for o in outcomes] == ["accepted", "refused", "accepted"]
+    assert outcomes[1].error is not None and outcomes[1].error["code"] == "storage/constraint"
+    counts = storage.count_rows(db)
+    counts.pop("tokens")
+    assert counts == expected_rows([docs[0], docs[2]])
+
+
+def test_an_unfinished_game_is_kept_as_unfinished(cli: Cli, tmp_path: Path,
+                                                  db_path: Path) -> None:
+    doc = make_game(8, ruleset="spilop", players=2)
+    assert len(doc["rounds"]) > 1
+    doc["rounds"] = doc["rounds"][:1]
+    doc.pop("result", None)
+    write_jsonl(tmp_path / "u.jsonl", [doc])
+    lines = json_lines(cli("import", "--json", str(tmp_path / "u.jsonl")).stdout)
+    assert lines[0]["status"] == "accepted" and lines[0]["result"] == "unfinished"
+    db = storage.connect(db_path)
+    (game,) = db["games"].rows
+    assert game["status"] == "unfinished" and json.loads(game["winners"]) == []
+    db.close()
+
+
+def test_folders_gzip_and_standard_input(cli: Cli, games: Games, tmp_path: Path,
+                                         db_path: Path) -> None:
+    docs = games(6)
+    folder = tmp_path / "in"
+    (folder / "deeper").mkdir(parents=True)
+    write_jsonl(folder / "a.jsonl", docs[:2])
+    write_jsonl(folder / "deeper" / "b.jsonl.gz", docs[2:4], compress=True)
+    (folder / "notes.txt").write_text("not a log")
+    result = cli("import", "--json", str(folder))
+    assert json_lines(result.stdout)[-1] == {"accepted": 4, "duplicate": 0, "refused": 0}
+    piped = "".join(json.dumps(d) + "\n" for d in docs[4:])
+    result = cli("import", "--json", "-", input=piped)
+    assert json_lines(result.stdout)[-1] == {"accepted": 2, "duplicate": 0, "refused": 0}
+    gz = gzip.compress(json.dumps(docs[:3]).encode())
+    (tmp_path / "array.json.gz").write_bytes(gz)
+    result = cli("import", "--json", str(tmp_path / "array.json.gz"))
+    assert json_lines(result.stdout)[-1] == {"accepted": 0, "duplicate": 3, "refused": 0}
+    assert table_counts(db_path)["games"] == 6
+
+
+def test_an_unreadable_input_is_reported_and_the_others_still_go_in(
+    cli: Cli, games: Games, tmp_path: Path, db_path: Path
+) -> None:
+    good = write_jsonl(tmp_path / "good.jsonl", games(2))
+    (tmp_path / "bad.json.gz").write_bytes(b"\x1f\x8b\x08\x00broken")
+    result = cli("import", "--json", str(tmp_path / "bad.json.gz"), str(good))
+    assert result.exit_code == 2
+    lines = json_lines(result.stdout)
+    assert lines[0]["status"] == "refused" and lines[0]["source"].endswith("bad.json.gz")
+    assert lines[0]["error"]["code"].startswith("input/")
+    assert lines[-1] == {"accepted": 2, "duplicate": 0, "refused": 1}
+    assert table_counts(db_path)["games"] == 2
+
+
+def test_a_missing_path_is_a_usage_error_before_anything_is_imported(
+    cli: Cli, games: Games, tmp_path: Path, db_path: Path
+) -> None:
+    good = write_jsonl(tmp_path / "good.jsonl", games(1))
+    result = cli("import", str(good), str(tmp_path / "nope.jsonl"))
+    assert result.exit_code == 2
+    assert "no such file or folder" in result.output
+    assert table_counts(db_path)["games"] == 0
+
+
+def test_a_document_that_is_not_a_log_is_refused_with_its_place(
+    cli: Cli, tmp_path: Path, db_path: Path
+) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_text('{"format": "domino-log/9"}\n[1, 2]\n{"format": "domino-log/1"}\n')
+    result = cli("import", "--json", str(path))
+    lines = json_lines(result.stdout)
+    assert [line["status"] for line in lines[:-1]] == ["refused"] * 3
+    assert [line["line"] for line in lines[:-1]] == [1, 2, 3]
+    assert all(line["error"]["message"] for line in lines[:-1])
+    assert table_counts(db_path)["games"] == 0
+
+
+# ---------------------------------------------------------------------------------------
+# Identity.
+
+
+def test_the_content_hash_ignores_layout_key_order_and_tile_orientation() -> None:
+    doc = make_game(11, ruleset="classic", players=3)
+    text = json.dumps(doc, indent=2)
+    assert ingest.content_hash(json.loads(text)) == ingest.content_hash(doc)
+    assert ingest.content_hash(reformat(doc, random.Random(3))) == ingest.content_hash(doc)
+    changed = copy.deepcopy(doc)
+    changed["rounds"][0]["moves"][0]["ms"] = 1 + changed["rounds"][0]["moves"][0].get("ms", 0)
+    assert ingest.content_hash(changed) != ingest.content_hash(doc)
+
+
+def test_explicit_deals_are_normalized_too() -> None:
+    from recorder.simulate import simulate_game
+
+    doc = simulate_game("classic", 2, "deal-seed", explicit_deal=True)
+    turned = copy.deepcopy(doc)
+    deal = turned["rounds"][0]["deal"]
+    deal["hands"] = [[ "-".join(reversed(t.split("-"))) for t in h] for h in deal["hands"]]
+    deal["boneyard"] = ["-".join(reversed(t.split("-"))) for t in deal["boneyard"]]
+    assert ingest.content_hash(turned) == ingest.content_hash(doc)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), layout=st.integers(0, 10_000))
+def test_any_rewriting_of_a_game_has_the_same_identity(seed: int, layout: int) -> None:
+    doc = make_game(seed % 25)
+    rewritten = reformat(doc, random.Random(layout))
+    assert ingest.canonical_json(rewritten) == ingest.canonical_json(doc)
+
+
+@pytest.mark.parametrize(("tile", "expected"), [
+    ("6-3", "3-6"), ("3-6", "3-6"), ("12-10", "10-12"), ("0-0", "0-0"), ("x-1", "x-1"), (7, 7),
+])
+def test_tiles_are_written_low_high(tile: Any, expected: Any) -> None:
+    assert ingest.normalize_tile(tile) == expected

@@ -1,0 +1,138 @@
+"""The upload page in a real headless Chromium against a real server.
+
+Skipped only where Chromium is missing and CI is not set; under CI a missing browser
+is a failure, so the page can never go untested there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import break_game
+
+from recorder import storage
+from recorder.tokens import create_token, revoke_tokens
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+def _browser_missing() -> str | None:
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        return f"Chromium is not installed at {CHROMIUM}"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    missing = _browser_missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing}; CI must run the browser tests")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def site(db_path: Path, start_server: Any) -> tuple[str, str]:
+    db = storage.connect(db_path)
+    _, secret = create_token(db, "browser")
+    db.close()
+    return start_server(db_path), secret
+
+
+def report_rows(page: Any, name: str) -> list[str]:
+    article = page.locator(f'article.report[data-file="{name}"]')
+    return [row.get_attribute("data-status") for row in article.locator("tbody tr").all()]
+
+
+def test_drop_several_files_and_see_each_game(
+    browser: Any, site: tuple[str, str], tmp_path: Path, db_path: Path,
+    game_pool: list[dict[str, Any]],
+) -> None:
+    url, secret = site
+    docs = game_pool[:3]
+    (tmp_path / "two.jsonl").write_text(
+        json.dumps(docs[0]) + "\n" + json.dumps(break_game(docs[1])) + "\n")
+    (tmp_path / "one.json").write_text(json.dumps(docs[2], indent=2))
+
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{url}/upload")
+    page.wait_for_selector('form[data-ready="true"]')
+    page.fill("#token", secret)
+    page.set_input_files("#files", [str(tmp_path / "two.jsonl"), str(tmp_path / "one.json")])
+    page.click("#send")
+    page.wait_for_selector('article.report[data-file="one.json"]')
+    assert report_rows(page, "two.jsonl") == ["accepted", "refused"]
+    assert report_rows(page, "one.json") == ["accepted"]
+    refused = page.locator('article.report[data-file="two.jsonl"] tr[data-status="refused"]')
+    assert "round 1, move 2" in refused.inner_text()
+    summary = page.locator('article.report[data-file="two.jsonl"] .summary').inner_text()
+    assert "1 accepted" in summary and "1 refused" in summary
+
+    # Dropping the same file again: the page says duplicate, and nothing changes.
+    page.evaluate(
+        """async (text) => {
+            const data = new DataTransfer();
+            data.items.add(new File([text], "again.json", {type: "application/json"}));
+            const zone = document.getElementById("dropzone");
+            zone.dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true}));
+        }""",
+        (tmp_path / "one.json").read_text(),
+    )
+    page.wait_for_selector('article.report[data-file="again.json"]')
+    assert report_rows(page, "again.json") == ["duplicate"]
+    page.screenshot(path=str(tmp_path / "upload.png"), full_page=True)
+    if os.environ.get("RECORDER_SCREENSHOT"):
+        shutil.copy(tmp_path / "upload.png", os.environ["RECORDER_SCREENSHOT"])
+    assert errors == []
+    page.close()
+
+    db = storage.connect(db_path)
+    assert db["games"].count == 2
+    db.close()
+
+
+def test_a_revoked_token_is_shown_and_nothing_is_stored(
+    browser: Any, site: tuple[str, str], tmp_path: Path, db_path: Path,
+    game_pool: list[dict[str, Any]],
+) -> None:
+    url, secret = site
+    db = storage.connect(db_path)
+    revoke_tokens(db, "browser")
+    db.close()
+    (tmp_path / "g.json").write_text(json.dumps(game_pool[0]))
+    page = browser.new_page()
+    page.goto(f"{url}/upload")
+    page.wait_for_selector('form[data-ready="true"]')
+    page.fill("#token", secret)
+    page.set_input_files("#files", str(tmp_path / "g.json"))
+    page.click("#send")
+    page.wait_for_selector("#problem:not([hidden])")
+    assert "revoked" in page.inner_text("#problem")
+    page.close()
+    db = storage.connect(db_path)
+    assert db["games"].count == 0
+    db.close()

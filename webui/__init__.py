@@ -1,0 +1,72 @@
+"""The recorder's web service: the JSON API under ``/api`` and the upload page.
+
+``create_app`` is the application factory: ``flask --app webui run`` for development,
+``recorder serve`` for the same with the database set up, and
+``waitress-serve --call webui:create_app`` in production.
+
+Configuration, lowest precedence first: the defaults below, ``instance/config.py``,
+then ``RECORDER_*`` environment variables (``RECORDER_DB``,
+``RECORDER_MAX_CONTENT_LENGTH``, ``RECORDER_READS_NEED_TOKEN``); ``test_config``
+replaces the file and the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import Flask, redirect, url_for
+from werkzeug.wrappers import Response
+
+from recorder import storage
+
+DEFAULT_MAX_CONTENT_LENGTH = 32 * 1024 * 1024
+"""Largest request body (as sent, before gzip is undone); larger ones are answered 413."""
+
+
+def _env_flag(name: str) -> bool | None:
+    value = os.environ.get(name)
+    if value is None:
+        return None
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the app: config, database, blueprints, error handlers."""
+    app = Flask(
+        __name__,
+        instance_path=str(storage.default_instance_path()),
+        instance_relative_config=True,
+    )
+    app.config.from_mapping(
+        DATABASE=str(storage.default_db_path()),
+        MAX_CONTENT_LENGTH=DEFAULT_MAX_CONTENT_LENGTH,
+        READS_NEED_TOKEN=False,
+        PARSE_LIMITS=None,  # a recorder.parse.Limits; None uses the parser's defaults
+        PAGE_SIZE=50,
+        MAX_PAGE_SIZE=1000,
+    )
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+        if os.environ.get(storage.DB_ENVVAR):
+            app.config["DATABASE"] = os.environ[storage.DB_ENVVAR]
+        if os.environ.get("RECORDER_MAX_CONTENT_LENGTH"):
+            app.config["MAX_CONTENT_LENGTH"] = int(os.environ["RECORDER_MAX_CONTENT_LENGTH"])
+        reads = _env_flag("RECORDER_READS_NEED_TOKEN")
+        if reads is not None:
+            app.config["READS_NEED_TOKEN"] = reads
+    else:
+        app.config.from_mapping(test_config)
+
+    from webui import api, db, upload
+
+    db.init_app(app)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(upload.bp)
+    api.register_error_handlers(app)
+
+    @app.get("/")
+    def index() -> Response:
+        return redirect(url_for("upload.page"))
+
+    return app

@@ -1,0 +1,378 @@
+"""The JSON API: upload games, list and export them, fetch one with its answer.
+
+Every answer is one of two envelopes, so a client needs one code path for each:
+
+    {"ok": true, "data": ..., "meta": {...}}            success (meta when there is any)
+    {"ok": false, "status": 404, "error": {"code": "...", "message": "..."}}
+
+Uploads need ``Authorization: Bearer <token>`` (``recorder token create NAME``);
+reading is open unless ``READS_NEED_TOKEN`` is set.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date
+from typing import Any, NoReturn
+from urllib.parse import urlencode
+
+from flask import Blueprint, Flask, Response, current_app, request, stream_with_context
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from recorder import storage
+from recorder.errors import InputError
+from recorder.ingest import import_upload
+from recorder.tokens import Token, Verdict, check_token
+from webui.db import get_db
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+JSONL_MIMETYPE = "application/x-ndjson"
+LIST_PARAMS = frozenset({
+    "player", "preset", "frontend", "status", "blocked", "since", "until",
+    "limit", "cursor", "order", "format",
+})
+FORMATS = ("json", "jsonl", "logs")
+ERROR_STATUSES = (400, 401, 403, 404, 405, 413, 415, 500)
+
+
+class ApiError(Exception):
+    """An error answered with the error envelope; ``code`` is stable, for programs."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def fail(status: int, code: str, message: str, **extra: Any) -> NoReturn:
+    raise ApiError(status, code, message, **extra)
+
+
+def envelope(data: Any, *, status: int = 200, meta: dict[str, Any] | None = None) -> Response:
+    """The success envelope."""
+    body: dict[str, Any] = {"ok": True, "data": data}
+    if meta is not None:
+        body["meta"] = meta
+    return current_app.response_class(
+        json.dumps(body, ensure_ascii=False) + "\n", status=status, mimetype="application/json"
+    )
+
+
+def error_envelope(status: int, code: str, message: str, **extra: Any) -> Response:
+    """The error envelope; 401 also says which scheme to use."""
+    error: dict[str, Any] = {"code": code, "message": message, **extra}
+    response = current_app.response_class(
+        json.dumps({"ok": False, "status": status, "error": error}, ensure_ascii=False) + "\n",
+        status=status,
+        mimetype="application/json",
+    )
+    if status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="recorder"'
+    return response
+
+
+_HTTP_CODES = {
+    400: ("http/bad-request", "the request is malformed"),
+    401: ("auth/required", "this needs an upload token: send 'Authorization: Bearer <token>'"),
+    403: ("auth/forbidden", "this token may not do that"),
+    404: ("http/not-found", "there is nothing at this address"),
+    405: ("http/method-not-allowed", "this address does not take that method"),
+    413: ("http/too-large", "the request body is too large"),
+    415: ("http/unsupported-media-type", "the body's encoding is not supported"),
+    500: ("http/internal", "the recorder failed on this request; the error is logged"),
+}
+
+
+def register_error_handlers(app: Flask) -> None:
+    """JSON errors for everything under /api, whichever part of Flask raised them.
+
+    Registered on the app rather than the blueprint: a 404 or 405 is raised while
+    routing, before any blueprint is chosen, so a blueprint handler would never see it.
+    Pages outside /api keep Flask's own error pages.
+    """
+
+    def wants_json() -> bool:
+        return request.path == "/api" or request.path.startswith("/api/")
+
+    def on_api_error(exc: ApiError) -> Response:
+        return error_envelope(exc.status, exc.code, exc.message, **exc.extra)
+
+    def on_http_error(exc: HTTPException) -> Response | HTTPException:
+        if not wants_json():
+            return exc
+        status = exc.code or 500
+        code, default = _HTTP_CODES.get(status, (f"http/{status}", exc.name))
+        message = default
+        if status == 413:
+            limit = current_app.config.get("MAX_CONTENT_LENGTH")
+            message = f"the request body is larger than this server takes ({limit} bytes)"
+        elif status == 405:
+            allowed = dict(exc.get_headers()).get("Allow", "").split(", ")
+            methods = ", ".join(m for m in allowed if m not in {"HEAD", "OPTIONS"})
+            message = f"{request.path} does not take {request.method}; it takes {methods}"
+        elif status == 404:
+            message = f"there is nothing at {request.path}"
+        response = error_envelope(status, code, message)
+        for key, value in exc.get_headers():
+            if key.lower() == "allow":
+                response.headers[key] = value
+        return response
+
+    def on_unexpected(exc: Exception) -> Response | HTTPException:
+        if isinstance(exc, HTTPException):
+            return on_http_error(exc)
+        current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        if not wants_json():
+            return InternalServerError(original_exception=exc)
+        return error_envelope(500, *_HTTP_CODES[500])
+
+    app.register_error_handler(ApiError, on_api_error)
+    app.register_error_handler(HTTPException, on_http_error)
+    app.register_error_handler(Exception, on_unexpected)
+
+
+# ---------------------------------------------------------------------------------------
+# Tokens.
+
+
+def bearer() -> str | None:
+    """The token of an ``Authorization: Bearer ...`` header, if there is one."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return value.strip() or None
+
+
+def authenticate(presented: str | None) -> Token:
+    """The live token presented, or the 401/403 that explains what is wrong with it."""
+    check = check_token(get_db(), presented)
+    if check.verdict is Verdict.MISSING:
+        fail(401, "auth/missing-token",
+             "uploads need a token: send 'Authorization: Bearer <token>' "
+             "(the server's operator makes one with 'recorder token create NAME')")
+    if check.verdict is Verdict.UNKNOWN:
+        fail(401, "auth/unknown-token", "this token is not known to this server")
+    if check.verdict is Verdict.REVOKED:
+        assert check.token is not None
+        fail(403, "auth/revoked-token",
+             f"this token (of {check.token.name!r}) was revoked on {check.token.revoked_at}; "
+             "ask the server's operator for a new one")
+    assert check.token is not None
+    return check.token
+
+
+@bp.before_request
+def reads_may_need_token() -> None:
+    """With ``READS_NEED_TOKEN``, reading needs a live token too."""
+    if request.method in {"GET", "HEAD"} and current_app.config.get("READS_NEED_TOKEN"):
+        authenticate(bearer())
+
+
+# ---------------------------------------------------------------------------------------
+# Upload.
+
+
+def parse_limits() -> Any:
+    return current_app.config.get("PARSE_LIMITS")
+
+
+_SIZE_WORDS = ("at most", "larger than", "expands to more than", "longer than")
+
+
+def _too_large(exc: InputError) -> bool:
+    """Whether the parser refused the body for its size (413) rather than its content (400)."""
+    if exc.code in {"input/too-large", "input/too_large"}:
+        return True
+    return exc.code == InputError.code and any(w in exc.message for w in _SIZE_WORDS)
+
+
+@bp.post("/games")
+def upload_games() -> Response:
+    """Store the games of one body (a document, an array, JSON Lines; gzip or not).
+
+    200 with a report per game whenever the body could be read, whatever became of
+    each game; 400 when it cannot be read at all (then nothing is stored).
+    """
+    token = authenticate(bearer())
+    encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in {"identity", "gzip", "x-gzip", ""}:
+        fail(415, "http/unsupported-encoding",
+             f"Content-Encoding {encoding!r} is not supported; send gzip or nothing")
+    data = request.get_data(cache=False)
+    if not data.strip():
+        fail(400, "input/empty",
+             "the body is empty; send one log, a JSON array of logs, or JSON Lines")
+    try:
+        tally, outcomes = import_upload(
+            get_db(), data, limits=parse_limits(), source=f"api:{token.name}",
+            uploaded_by=token.id,
+        )
+    except InputError as exc:
+        status = 413 if _too_large(exc) else 400
+        fail(status, exc.code, exc.message)
+    return envelope({
+        "summary": tally.as_dict(),
+        "games": [outcome.to_json() for outcome in outcomes],
+    })
+
+
+# ---------------------------------------------------------------------------------------
+# Reading.
+
+
+def _boolean(name: str, value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes"}:
+        return True
+    if lowered in {"0", "false", "no"}:
+        return False
+    fail(400, "query/invalid", f"{name} must be true or false, not {value!r}")
+
+
+def _moment(name: str, value: str, *, end_of_day: bool) -> str:
+    """A ``since``/``until`` value as stored timestamps are written (UTC, to the second).
+
+    A bare date means the whole day: ``since`` from its first second, ``until`` to its last.
+    """
+    text = value.strip()
+    if len(text) == 10:
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            return f"{day.isoformat()}T{'23:59:59' if end_of_day else '00:00:00'}Z"
+    moment = storage.normalize_timestamp(text)
+    if moment is None:
+        fail(400, "query/invalid",
+             f"{name} must be an ISO 8601 date or date-time (2026-11-29, "
+             f"2026-11-29T18:00:00Z), not {value!r}")
+    return moment
+
+
+def _integer(name: str, value: str, *, low: int, high: int | None = None) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        fail(400, "query/invalid", f"{name} must be a whole number, not {value!r}")
+    if number < low or (high is not None and number > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        fail(400, "query/invalid", f"{name} must be {bound}, not {number}")
+    return number
+
+
+def game_filter() -> storage.GameFilter:
+    """The filters of the query string, each checked, with a 400 that names a bad one."""
+    args = request.args
+    unknown = sorted(set(args) - LIST_PARAMS)
+    if unknown:
+        fail(400, "query/unknown-parameter",
+             f"unknown parameter {', '.join(unknown)}; this list takes "
+             + ", ".join(sorted(LIST_PARAMS)))
+    status = args.get("status")
+    if status is not None and status not in storage.STATUSES:
+        fail(400, "query/invalid",
+             f"status must be one of {', '.join(storage.STATUSES)}, not {status!r} "
+             "(invalid games are never stored)")
+    return storage.GameFilter(
+        player=args.get("player"),
+        preset=args.get("preset"),
+        frontend=args.get("frontend"),
+        status=status,
+        blocked=_boolean("blocked", args["blocked"]) if "blocked" in args else None,
+        since=_moment("since", args["since"], end_of_day=False) if "since" in args else None,
+        until=_moment("until", args["until"], end_of_day=True) if "until" in args else None,
+    )
+
+
+def _format() -> str:
+    fmt = request.args.get("format")
+    if fmt is None:
+        accept = request.accept_mimetypes
+        fmt = "jsonl" if accept.best == JSONL_MIMETYPE else "json"
+    if fmt not in FORMATS:
+        fail(400, "query/invalid", f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    return fmt
+
+
+@bp.get("/games")
+def list_games() -> Response:
+    """Games matching the filters: a page of JSON, or every match streamed as JSON Lines.
+
+    ``format=jsonl`` streams one summary a line; ``format=logs`` streams the stored logs
+    themselves, one a line, which ``recorder import`` reads back.
+    """
+    flt = game_filter()
+    fmt = _format()
+    descending = request.args.get("order", "asc") == "desc"
+    if request.args.get("order", "asc") not in {"asc", "desc"}:
+        fail(400, "query/invalid", "order must be asc or desc")
+    after = (
+        _integer("cursor", request.args["cursor"], low=0) if "cursor" in request.args else None
+    )
+    db = get_db()
+    if fmt != "json":
+        return _stream(flt, fmt, after=after, descending=descending)
+    page_size = current_app.config["PAGE_SIZE"]
+    limit = _integer(
+        "limit", request.args.get("limit", str(page_size)), low=1,
+        high=current_app.config["MAX_PAGE_SIZE"],
+    )
+    rows = list(storage.select_games(db, flt, after=after, limit=limit + 1,
+                                     descending=descending))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    next_url = None
+    if more:
+        params = {k: v for k, v in request.args.items() if k != "cursor"}
+        params["cursor"] = str(rows[-1]["id"])
+        next_url = f"{request.path}?{urlencode(params)}"
+    meta = {"total": storage.count_games(db, flt), "limit": limit, "next": next_url}
+    return envelope(rows, meta=meta)
+
+
+def _stream(flt: storage.GameFilter, fmt: str, *, after: int | None,
+            descending: bool) -> Response:
+    """Every match, one JSON object a line, read from the cursor as it is sent."""
+    columns = ("id", "log") if fmt == "logs" else storage.SUMMARY_COLUMNS
+
+    def lines() -> Iterator[str]:
+        rows = storage.select_games(get_db(), flt, columns=columns, after=after,
+                                    descending=descending)
+        for row in rows:
+            if fmt == "logs":
+                yield json.dumps(json.loads(row["log"]), ensure_ascii=False,
+                                 separators=(",", ":")) + "\n"
+            else:
+                yield json.dumps(row, ensure_ascii=False) + "\n"
+
+    return Response(stream_with_context(lines()), mimetype=JSONL_MIMETYPE)
+
+
+def _stored(game_pk: int) -> dict[str, Any]:
+    row = storage.get_game(get_db(), game_pk)
+    if row is None:
+        fail(404, "game/not-found", f"there is no game #{game_pk}")
+    return row
+
+
+@bp.get("/games/<int:game_pk>")
+def get_game(game_pk: int) -> Response:
+    """One game: its summary, its log (as JSON) and the engine's answer."""
+    row = _stored(game_pk)
+    data = storage.decode_row({k: v for k, v in row.items() if k not in {"log", "answer"}})
+    data["log"] = json.loads(row["log"])
+    data["answer"] = json.loads(row["answer"])
+    return envelope(data)
+
+
+@bp.get("/games/<int:game_pk>/log")
+def get_log(game_pk: int) -> Response:
+    """The log exactly as it was received, byte for byte of its text."""
+    row = _stored(game_pk)
+    return Response(row["log"], mimetype="application/json")

@@ -1,0 +1,74 @@
+"""The upload page: drop several files, see what became of every game in them.
+
+The page's script sends each file to ``POST /api/games`` with the token typed into
+the page, so the browser takes the same path (and the same checks) as any frontend.
+Without JavaScript the same form posts here, and the server answers with the report
+as a page: one ingest path either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, current_app, render_template, request
+from werkzeug.datastructures import FileStorage
+
+from recorder.errors import InputError
+from recorder.ingest import Outcome, Tally, import_upload, locate
+from recorder.tokens import Verdict, check_token
+from webui.db import get_db
+
+bp = Blueprint("upload", __name__)
+
+
+@dataclass
+class FileReport:
+    """What became of one uploaded file."""
+
+    name: str
+    outcomes: list[Outcome] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
+    error: str | None = None
+
+
+@bp.get("/upload")
+def page() -> str:
+    return render_template("upload.html", reports=None, problem=None)
+
+
+def _problem(message: str, status: int) -> tuple[str, int]:
+    return render_template("upload.html", reports=None, problem=message), status
+
+
+@bp.post("/upload")
+def form_upload() -> tuple[str, int] | str:
+    """The form's answer without JavaScript: the same report, rendered on the server."""
+    check = check_token(get_db(), (request.form.get("token") or "").strip() or None)
+    if check.verdict is Verdict.MISSING:
+        return _problem("Uploads need a token: paste the one you were given.", 401)
+    if check.verdict is Verdict.UNKNOWN:
+        return _problem("This token is not known to this server.", 401)
+    if check.verdict is Verdict.REVOKED:
+        return _problem("This token was revoked; ask for a new one.", 403)
+    assert check.token is not None
+    files: list[FileStorage] = [f for f in request.files.getlist("files") if f.filename]
+    if not files:
+        return _problem("Choose at least one file.", 400)
+    reports = []
+    for upload in files:
+        report = FileReport(upload.filename or "upload")
+        data = upload.read()
+        try:
+            report.tally, report.outcomes = import_upload(
+                get_db(), data, limits=current_app.config.get("PARSE_LIMITS"),
+                source=f"upload:{report.name}", uploaded_by=check.token.id,
+            )
+        except InputError as exc:
+            report.error = exc.message
+        reports.append(report)
+    return render_template("upload.html", reports=reports, problem=None, locate=_where)
+
+
+def _where(error: dict[str, Any] | None) -> str:
+    return locate(error) if error else ""
