@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from recorder.cli_service import register as register_service
 from recorder.errors import InputError, RecorderError, RulesetError
 from recorder.replay import MoveEvent, RoundEnd, RoundStart, number, open_game, replay, walk
 from recorder.rules import OPTIONS, PRESETS, Ruleset
@@ -281,15 +282,7 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
     return "\n".join(lines)
 
 
-def _register_service() -> None:
-    try:
-        from recorder.cli_service import register
-    except ImportError:  # pragma: no cover - the service layer is optional at import time
-        return
-    register(main)
-
-
-_register_service()
+register_service(main)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
