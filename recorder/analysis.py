@@ -139,10 +139,9 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
             if action == "play" and opener < 0:
                 opener, opening_tile = seat, str(move.tile)
             counts[action] += 1
+            legal_count, best = state.options(seat)
             pending = MoveFact(event.round, event.move_no, seat, action, move.tile,
-                               move.end, event.ms, state.legal_count(seat), 0,
-                               state.best_score(seat), False)
-            pending.forced = pending.legal_count == 1
+                               move.end, event.ms, legal_count, 0, best, legal_count == 1)
             pending_bonus = state.bonus[seat]
             facts.moves.append(pending)
             player = players[seat]

@@ -383,15 +383,45 @@ class Round:
 
     def legal_count(self, seat: int) -> int:
         """``len(self.legal_moves(seat))``, without building the moves."""
-        if self.phase == PLAY and seat == self.turn:
-            return len(self._plays(seat)) or 1  # else exactly one of draw or pass
-        return len(self.legal_moves(seat))
+        return self.options(seat)[0]
 
     def best_score(self, seat: int) -> int:
         """The most bonus any legal move of ``seat`` would score now."""
-        if not self.rules.bonus:
-            return 0
-        return max((self._bonus_after(k, e) for k, e in self._plays(seat)), default=0)
+        return self.options(seat)[1]
+
+    def options(self, seat: int) -> tuple[int, int]:
+        """How many legal moves ``seat`` has now, and the most bonus one of them scores.
+
+        What the statistics store for every move; computed from the masks in one
+        pass, since an import asks it of every move of every game.
+        """
+        if self.phase != PLAY or seat != self.turn:
+            plays = self._plays(seat)
+            bonus = max((self._bonus_after(k, e) for k, e in plays), default=0) \
+                if self.rules.bonus else 0
+            return len(self.legal_moves(seat)), bonus
+        playable = self.hands[seat] & self.open_mask
+        if not playable:
+            return 1, 0  # exactly one of draw or pass
+        tiles, value = self.tiles, self.value
+        phys_kind, kind_lo, kind_hi = tiles.phys_kind, tiles.kind_lo, tiles.kind_hi
+        scoring = self.rules.bonus
+        count = best = seen = 0
+        while playable:
+            low = playable & -playable
+            playable ^= low
+            k = phys_kind[low.bit_length() - 1]
+            if seen >> k & 1:
+                continue
+            seen |= 1 << k
+            lo, hi = kind_lo[k], kind_hi[k]
+            for e in (LEFT, RIGHT, UP, DOWN):
+                v = value[e]
+                if v >= 0 and (v == lo or v == hi):
+                    count += 1
+                    if scoring:
+                        best = max(best, self._bonus_after(k, e))
+        return count, best
 
     def open_end_sum(self) -> int:
         """The open-end count of the bonus rule (RULES.md, "Bonus points")."""
@@ -412,11 +442,8 @@ class Round:
         if e < 0:
             total = 2 * lo if lo == hi else lo + hi
         else:
-            value, dbl, covered = list(self.value), list(self.dbl), list(self.covered)
-            value[e] = hi if value[e] == lo else lo
-            dbl[e] = lo == hi
-            covered[e] = True
-            total = _end_sum(value, dbl, covered, self.opener_double)
+            total = _end_sum(self.value, self.dbl, self.covered, self.opener_double,
+                             e, hi if self.value[e] == lo else lo, lo == hi)
         return total if total > 0 and total % self.rules.bonus_multiple == 0 else 0
 
     # ------------------------------------------------------------------ moves
@@ -709,21 +736,23 @@ class Round:
         return [self.tiles.mask_pips(h) for h in self.hands]
 
 
-def _end_sum(value: list[int], dbl: list[bool], covered: list[bool], opener_double: bool) -> int:
+def _end_sum(value: list[int], dbl: list[bool], covered: list[bool], opener_double: bool,
+             at: int = -1, shows: int = 0, double: bool = False) -> int:
     """Sum of the open ends; a crosswise double at an end counts both halves.
 
     The opening double (spinner or not) is itself an end while at most one of its
-    line sides is covered; a spinner arm with no tile counts nothing.
+    line sides is covered; a spinner arm with no tile counts nothing. With ``at``
+    the sum is the one after a tile is placed there, showing ``shows`` (a ``double``
+    or not): what a candidate move would score, without copying the board.
     """
-    if opener_double and not covered[LEFT] and not covered[RIGHT]:
-        total = 2 * value[LEFT]
-    else:
-        total = 0
-        for e in (LEFT, RIGHT):
+    total = 0
+    for e in (LEFT, RIGHT, UP, DOWN):
+        if e == at:
+            total += shows * 2 if double else shows
+        elif covered[e] or e < UP:
             total += value[e] * 2 if dbl[e] else value[e]
-    for e in (UP, DOWN):
-        if covered[e]:
-            total += value[e] * 2 if dbl[e] else value[e]
+    if opener_double and not covered[LEFT] and not covered[RIGHT] and at not in (LEFT, RIGHT):
+        total -= 2 * value[LEFT]  # both line ends are the one opening double: count it once
     return total
 
 
