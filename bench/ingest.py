@@ -13,7 +13,7 @@
    one process, and peak RSS under 200 MB whatever the size.
 
 ``--breakdown`` also times each stage on the first 2,000 lines in this process (parse,
-identity, replay, facts, rows + insert), to show where an import spends its time.
+identity, replay + facts, rows + insert), to show where an import spends its time.
 """
 
 from __future__ import annotations
@@ -124,8 +124,7 @@ def run_import(path: Path, meta: dict[str, int]) -> dict[str, Any]:
 def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
     """Rounds/s of each stage alone, on the first ``lines`` games, in this process."""
     from recorder import ingest, storage
-    from recorder.analysis import game_facts
-    from recorder.replay import replay
+    from recorder.analysis import analyse
 
     with path.open() as f:
         texts = [next(f) for _ in range(lines)]
@@ -141,8 +140,9 @@ def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
 
     timed("json parse", json.loads)
     timed("identity (hash)", ingest.content_hash)
-    answers = timed("replay", replay)
-    facts = timed("facts", game_facts)
+    walked = timed("replay + facts (one walk)", analyse)
+    answers = [answer for answer, _ in walked]
+    facts = [fact for _, fact in walked]
     with tempfile.TemporaryDirectory() as tmp:
         db = storage.connect(Path(tmp) / "b.db")
         started = time.perf_counter()
