@@ -234,6 +234,8 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
         text = f"  {pending.move_no:3}. {ids[mv.player]} {mv.text()}"
         if mv.action == "play":
             text = f"{text:34} {_ends(state)}"
+            if state.rules.bonus:
+                text += f"  sum {state.open_end_sum()}"
             gained = state.bonus[mv.player] - pending_bonus
             if gained:
                 text += f"   bonus +{_fmt(number(gained))}"
@@ -268,6 +270,8 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
         return "\n".join(lines)
     if state is not None:
         flush(state)
+        if not state.over:
+            lines.append(f"  ~ round cut off after {state.moves} moves: checked, not counted")
     status = answer["status"]
     if status == "finished":
         winners = ", ".join(ids[w] for w in answer["winners"])

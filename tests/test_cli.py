@@ -131,3 +131,14 @@ def test_sample_games_are_all_valid(runner: CliRunner) -> None:
     answers = [json.loads(x) for x in result.output.splitlines()]
     assert len(answers) >= 100
     assert all(a["status"] != "invalid" for a in answers)
+
+
+def test_transcript_shows_the_worked_bonus_examples(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["replay", str(ROOT / "sample_games" / "bonus-examples.json")])
+    assert result.exit_code == 0
+    out = result.output
+    assert "kfnielsen plays 6-4 right   L6 R4 U6 D6  sum 16\n" in out
+    assert "ingaan plays 4-6 down       L1 R3 U5 D6  sum 15   bonus +15" in out
+    assert "ingaan plays 3-3 right      L6 R3 U6 D6  sum 18\n" in out
+    assert "ingaan plays 5-5            L5 R5 U5 D5  sum 10   bonus +10" in out
+    assert out.count("round cut off after") == 4
