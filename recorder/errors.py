@@ -57,6 +57,12 @@ class InputError(RecorderError):
     code = "input/unreadable"
 
 
+class TooLarge(InputError):
+    """The input, or one document of it, is larger than the limits allow (HTTP 413)."""
+
+    code = "input/too-large"
+
+
 class SchemaError(RecorderError):
     """A document does not have the shape of domino-log/1."""
 

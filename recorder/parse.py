@@ -45,7 +45,7 @@ from functools import cache
 from itertools import accumulate
 from typing import Any, BinaryIO, Final, Protocol
 
-from recorder.errors import InputError, RecorderError
+from recorder.errors import InputError, RecorderError, TooLarge
 
 __all__ = ["DEFAULT_LIMITS", "Limits", "Parsed", "iter_documents", "iter_path"]
 
@@ -125,7 +125,7 @@ def iter_documents(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Iterator[
     if data[:2] == GZIP_MAGIC:
         data = _gunzip(data, limits.max_input_bytes)
     elif len(data) > limits.max_input_bytes:
-        raise InputError(
+        raise TooLarge(
             f"the input is {_size(len(data))}; at most {_size(limits.max_input_bytes)} "
             "is accepted"
         )
@@ -214,7 +214,7 @@ def _whole(data: bytes, start: int, limits: Limits) -> Iterator[Parsed]:
         yield from _array(body, start, limits)
         return
     if len(body) > limits.max_document_bytes:
-        raise InputError(
+        raise TooLarge(
             f"the document is {_size(len(body))}; at most "
             f"{_size(limits.max_document_bytes)} is accepted"
         )
@@ -469,7 +469,7 @@ class _LineReader:
             return False
         self._total += len(block)
         if self._total > self._limits.max_stream_bytes:
-            raise InputError(
+            raise TooLarge(
                 f"the input is larger than {_size(self._limits.max_stream_bytes)} "
                 "(after decompression), the most read from one file"
             )
@@ -701,7 +701,7 @@ def _value_error(exc: ValueError, limits: Limits) -> _Rejected:
 
 
 def _too_large(limits: Limits) -> InputError:
-    return InputError(
+    return TooLarge(
         f"the input is larger than {_size(limits.max_input_bytes)}, the most read at once; "
         "write one document a line (JSON Lines) to send more"
     )
@@ -891,7 +891,7 @@ def _gunzip(data: bytes, limit: int) -> bytes:
             chunk = decomp.decompress(pending, limit + 1 - len(out))
             out += chunk
             if len(out) > limit:
-                raise InputError(
+                raise TooLarge(
                     f"the gzip data expands to more than {_size(limit)}, the most accepted"
                 )
             pending = decomp.unconsumed_tail

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recorder.errors import InputError, RecorderError
+from recorder.errors import InputError, RecorderError, TooLarge
 from recorder.parse import DEFAULT_LIMITS, Limits, Parsed, iter_documents, iter_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -565,3 +565,16 @@ def test_megabytes_of_blank_lines_are_skipped_quickly(tmp_path: Path) -> None:
     assert [(p.index, p.line) for p in iter_documents(data)] == expected
     path = write(tmp_path, gzip.compress(data), "blank.jsonl.gz")
     assert [(p.index, p.line) for p in iter_path(path)] == expected
+
+
+def test_size_refusals_say_so_in_their_code() -> None:
+    """The HTTP layer answers 413 for these, 400 for every other unreadable body."""
+    small = Limits(max_input_bytes=1024, max_document_bytes=512)
+    doc = b'{"format": "domino-log/1", "pad": "' + b"x" * 2000 + b'"}'
+    for data in (doc, gzip.compress(doc)):
+        with pytest.raises(TooLarge) as caught:
+            list(iter_documents(data, limits=small))
+        assert caught.value.code == "input/too-large"
+    with pytest.raises(InputError) as caught:
+        list(iter_documents(b"not json at all", limits=small))
+    assert caught.value.code != "input/too-large"
