@@ -118,8 +118,9 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                 "follow it", round=r, pointer=f"/rounds/{r - 1}",
             )
         try:
-            if "deal" in rdoc:
-                state = match.new_round(deal=rdoc["deal"])
+            deal = rdoc.get("deal")  # null is the same as absent
+            if deal is not None:
+                state = match.new_round(deal=deal)
             else:
                 seed = rdoc.get("seed")
                 if seed is None:
@@ -263,7 +264,7 @@ def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
         if not isinstance(claimed, dict):
             continue
         for field, value in claimed.items():
-            if field not in computed:
+            if field not in computed or value is None:  # null: nothing claimed
                 continue
             mine = computed[field]
             if field == "winners" and isinstance(value, list):
@@ -273,8 +274,8 @@ def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
     claimed = doc.get("result")
     if isinstance(claimed, dict):
         for field in ("scores", "winners"):
-            if field in claimed:
-                value = claimed[field]
+            value = claimed.get(field)
+            if value is not None:
                 if field == "winners" and isinstance(value, list):
                     value = sorted(value, key=str)
                 if not _same(value, answer[field]):

@@ -171,9 +171,13 @@ def _tile(value: object) -> bool:
 
 
 def _opt(obj: dict[str, Any], key: str, check: Any) -> bool:
-    """True when ``key`` is absent or its value passes ``check``."""
-    value = obj.get(key, _MISSING)
-    return value is _MISSING or check(value)
+    """True when ``key`` is absent or null, or its value passes ``check``.
+
+    Every optional field may be null, which means the same as absent (the schema's
+    ``"type": [..., "null"]``).
+    """
+    value = obj.get(key)
+    return value is None or check(value)
 
 
 def _ruleset(value: object) -> bool:
@@ -241,7 +245,6 @@ def _moves(moves: object) -> bool:
     """
     if type(moves) is not list or len(moves) > 2000:
         return _moves_careful(moves)
-    missing = _MISSING
     tiles = _TILES
     ends = _ENDS
     try:
@@ -253,32 +256,34 @@ def _moves(moves: object) -> bool:
             if type(player) is not int or player < 0 or player > _MAX_SEAT:
                 return _moves_careful(moves)
             action = get("action")
-            known = 2  # how many of the move's keys are checked by now
+            # How many of the move's keys are checked by now. A key that is present but
+            # null is not counted: then ``ms`` is looked at below, which is only slower.
+            known = 2
             if action == "play":
                 if get("tile") not in tiles:
                     return _moves_careful(moves)
-                end = get("end", missing)
-                if end is missing:
+                end = get("end")
+                if end is None:
                     known = 3
                 elif end in ends:
                     known = 4
                 else:
                     return _moves_careful(moves)
             elif action == "draw":
-                if "end" in move:
+                if "end" in move and move["end"] is not None:
                     return _moves_careful(moves)
-                tile = get("tile", missing)
-                if tile is not missing:
+                tile = get("tile")
+                if tile is not None:
                     if tile not in tiles:
                         return _moves_careful(moves)
                     known = 3
-            elif action != "pass" or "tile" in move or "end" in move:
+            elif action != "pass" or get("tile") is not None or get("end") is not None:
                 return _moves_careful(moves)
             if type(action) is not str:
                 return _moves_careful(moves)
             if len(move) > known:
-                ms = get("ms", missing)
-                if ms is not missing and (
+                ms = get("ms")
+                if ms is not None and (
                     (type(ms) is not int and type(ms) is not float) or ms < 0 or ms > _MAX_MS
                 ):
                     return _moves_careful(moves)
@@ -300,20 +305,21 @@ def _moves_careful(moves: object) -> bool:
         action = move.get("action", _MISSING)
         if not isinstance(action, str) or action not in _ACTIONS:
             return False
-        tile = move.get("tile", _MISSING)
-        if tile is not _MISSING and not _tile(tile):
+        # tile, end and ms: None when absent or null, which the schema holds the same
+        tile = move.get("tile")
+        if tile is not None and not _tile(tile):
             return False
-        end = move.get("end", _MISSING)
-        if end is not _MISSING and not (isinstance(end, str) and end in _ENDS):
+        end = move.get("end")
+        if end is not None and not (isinstance(end, str) and end in _ENDS):
             return False
-        if action == "play" and tile is _MISSING:
+        if action == "play" and tile is None:  # a play's tile is required, and not null
             return False
-        if action == "pass" and (tile is not _MISSING or end is not _MISSING):
+        if action == "pass" and (tile is not None or end is not None):
             return False
-        if action == "draw" and end is not _MISSING:
+        if action == "draw" and end is not None:
             return False
-        ms = move.get("ms", _MISSING)
-        if ms is not _MISSING and (not _num(ms) or ms < 0 or ms > _MAX_MS):  # type: ignore[operator]
+        ms = move.get("ms")
+        if ms is not None and (not _num(ms) or ms < 0 or ms > _MAX_MS):  # type: ignore[operator]
             return False
     return True
 
@@ -321,7 +327,7 @@ def _moves_careful(moves: object) -> bool:
 def _round(value: object) -> bool:
     if not isinstance(value, dict):
         return False
-    if "seed" in value and "deal" in value:
+    if value.get("seed") is not None and value.get("deal") is not None:
         return False
     return (
         _moves(value.get("moves", _MISSING))
@@ -742,10 +748,14 @@ def _sentence(error: ValidationError, path: list[Any], doc: object) -> str:
     value = error.instance
     keyword = error.validator
 
-    if keyword is None:  # a ``false`` subschema: a field this kind of move must not have
+    if keyword is None or (keyword == "type" and error.validator_value == "null"):
+        # a ``false`` or ``{"type": "null"}`` subschema: a field this kind of move must
+        # not have (null is allowed, being the same as absent)
         field = str(path[-1]) if path else "this field"
         owner = _object_noun(shape[:-1], _resolve(doc, path[:-1]))
         return f'{owner} has no {field}; remove "{field}"'
+    if value is None and shape == ("rounds", "*", "moves", "*", "tile"):
+        return 'null is not a tile, and a play needs one; write it as "a-b", like "6-3"'
     if keyword == "required":
         missing = next((p for p in error.validator_value if p not in value), "?")
         phrase = _REQUIRED.get((shape, missing), f'{_article(missing)} "{missing}"')
@@ -767,7 +777,7 @@ def _sentence(error: ValidationError, path: list[Any], doc: object) -> str:
                 f"at most {error.validator_value} are allowed")
     if keyword == "enum":
         title = error.schema.get("title") if isinstance(error.schema, dict) else None
-        choices = ", ".join(str(v) for v in error.validator_value)
+        choices = ", ".join(str(v) for v in error.validator_value if v is not None)
         enum_noun = f"{_article(title.lower())} {title.lower()}" if title else noun
         return f"{_describe(value)} is not {enum_noun}; expected one of {choices}"
     # type, pattern, minimum, maximum, anyOf, oneOf, const and anything unforeseen
