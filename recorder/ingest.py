@@ -156,31 +156,66 @@ def normalize_tile(value: Any) -> Any:
     return value
 
 
-def _normalized_moves(moves: list[Any]) -> list[Any]:
-    """The moves with every tile low-high; the list itself when none needs turning."""
+# The optional fields of each kind of object: null there is the same as absent, so a
+# null-valued one is dropped before hashing (a frontend that writes unset fields as null
+# sends the same game as one that leaves them out). Other null values are kept.
+_NULLABLE_GAME = frozenset({"game_id", "frontend", "seed", "started_at", "result"})
+_NULLABLE_FRONTEND = frozenset({"version"})
+_NULLABLE_RULESET = frozenset({"options"})
+_NULLABLE_PLAYER = frozenset({"name"})
+_NULLABLE_GAME_RESULT = frozenset({"scores", "winners"})
+_NULLABLE_ROUND = frozenset({"seed", "deal", "result"})
+_NULLABLE_ROUND_RESULT = frozenset(
+    {"winners", "points", "bonus", "blocked", "pips_left", "ended_by"}
+)
+_NULLABLE_MOVE = frozenset({"tile", "end", "ms"})
+
+
+def _without_nulls(obj: Any, keys: frozenset[str]) -> Any:
+    """``obj`` without those of ``keys`` whose value is null; ``obj`` itself when none is."""
+    if not isinstance(obj, dict) or None not in obj.values():
+        return obj
+    out = {k: v for k, v in obj.items() if v is not None or k not in keys}
+    return obj if len(out) == len(obj) else out
+
+
+def _normalized_moves(moves: list[Any], nulls: bool) -> list[Any]:
+    """The moves with every tile low-high (and with ``nulls``, no null optional field);
+    the list itself when no move needs a change."""
     out: list[Any] | None = None
     for i, mv in enumerate(moves):
-        if isinstance(mv, dict) and "tile" in mv:
-            tile = mv["tile"]
-            fixed = normalize_tile(tile)
-            if fixed != tile:
-                if out is None:
-                    out = list(moves)
-                out[i] = {**mv, "tile": fixed}
+        if not isinstance(mv, dict):
+            continue
+        fixed = _without_nulls(mv, _NULLABLE_MOVE) if nulls else mv
+        if "tile" in fixed:
+            tile = fixed["tile"]
+            turned = normalize_tile(tile)
+            if turned != tile:
+                fixed = {**fixed, "tile": turned}
+        if fixed is not mv:
+            if out is None:
+                out = list(moves)
+            out[i] = fixed
     return moves if out is None else out
 
 
-def _normalized_round(rnd: Any) -> Any:
+def _normalized_round(rnd: Any, nulls: bool) -> Any:
     if not isinstance(rnd, dict):
         return rnd
+    if nulls:
+        rnd = _without_nulls(rnd, _NULLABLE_ROUND)
     moves = rnd.get("moves")
     deal = rnd.get("deal")
-    fixed_moves = _normalized_moves(moves) if isinstance(moves, list) else moves
-    if fixed_moves is moves and not isinstance(deal, dict):
+    result = rnd.get("result")
+    fixed_moves = _normalized_moves(moves, nulls) if isinstance(moves, list) else moves
+    fixed_result = _without_nulls(result, _NULLABLE_ROUND_RESULT) if nulls else result
+    if fixed_moves is moves and fixed_result is result and not isinstance(deal, dict):
         return rnd
     out = dict(rnd)
     if fixed_moves is not moves:
         out["moves"] = fixed_moves
+    if fixed_result is not result:
+        out["result"] = fixed_result
     if isinstance(deal, dict):
         deal = dict(deal)
         hands = deal.get("hands")
@@ -196,15 +231,42 @@ def _normalized_round(rnd: Any) -> Any:
     return out
 
 
+def normalized(doc: Any, *, nulls: bool = True) -> Any:
+    """``doc`` as identity sees it: every tile low-high and, with ``nulls``, no
+    optional field that is null (null is the same as absent). Shares with ``doc``
+    whatever needs no change."""
+    if not isinstance(doc, dict):
+        return doc
+    if nulls:
+        doc = _without_nulls(doc, _NULLABLE_GAME)
+        parts = (("frontend", _NULLABLE_FRONTEND), ("ruleset", _NULLABLE_RULESET),
+                 ("result", _NULLABLE_GAME_RESULT))
+        doc = {**doc, **{key: _without_nulls(doc[key], keys)
+                         for key, keys in parts if key in doc}}
+        if isinstance(doc.get("players"), list):
+            doc["players"] = [_without_nulls(p, _NULLABLE_PLAYER) for p in doc["players"]]
+    if isinstance(doc.get("rounds"), list):
+        doc = {**doc, "rounds": [_normalized_round(r, nulls) for r in doc["rounds"]]}
+    return doc
+
+
+def _dumps(doc: Any) -> str:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(doc: Any) -> str:
     """The text two copies of a game share however they were written.
 
-    Keys sorted, no white space, and every tile written low-high; everything else
-    (thinking times, names, the claimed results) is part of the game as sent.
+    Keys sorted, no white space, every tile written low-high, and no optional field
+    that is null (see :func:`normalized`); everything else (thinking times, names, the
+    claimed results) is part of the game as sent.
     """
-    if isinstance(doc, dict) and isinstance(doc.get("rounds"), list):
-        doc = {**doc, "rounds": [_normalized_round(r) for r in doc["rounds"]]}
-    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = _dumps(normalized(doc, nulls=False))
+    # Written this compactly, an object's null value always shows as ":null"; most logs
+    # have none, and they are spared the search for null fields.
+    if ":null" in text:
+        text = _dumps(normalized(doc))
+    return text
 
 
 def content_hash(doc: Any) -> str:
