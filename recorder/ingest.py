@@ -179,23 +179,17 @@ def _without_nulls(obj: Any, keys: frozenset[str]) -> Any:
     return obj if len(out) == len(obj) else out
 
 
-def _normalized_moves(moves: list[Any], nulls: bool) -> list[Any]:
-    """The moves with every tile low-high (and with ``nulls``, no null optional field);
-    the list itself when no move needs a change."""
+def _normalized_moves(moves: list[Any]) -> list[Any]:
+    """The moves with every tile low-high; the list itself when none needs turning."""
     out: list[Any] | None = None
     for i, mv in enumerate(moves):
-        if not isinstance(mv, dict):
-            continue
-        fixed = _without_nulls(mv, _NULLABLE_MOVE) if nulls else mv
-        if "tile" in fixed:
-            tile = fixed["tile"]
-            turned = normalize_tile(tile)
-            if turned != tile:
-                fixed = {**fixed, "tile": turned}
-        if fixed is not mv:
-            if out is None:
-                out = list(moves)
-            out[i] = fixed
+        if isinstance(mv, dict) and "tile" in mv:
+            tile = mv["tile"]
+            fixed = normalize_tile(tile)
+            if fixed != tile:
+                if out is None:
+                    out = list(moves)
+                out[i] = {**mv, "tile": fixed}
     return moves if out is None else out
 
 
@@ -207,7 +201,11 @@ def _normalized_round(rnd: Any, nulls: bool) -> Any:
     moves = rnd.get("moves")
     deal = rnd.get("deal")
     result = rnd.get("result")
-    fixed_moves = _normalized_moves(moves, nulls) if isinstance(moves, list) else moves
+    fixed_moves = moves
+    if isinstance(moves, list):
+        if nulls:
+            fixed_moves = [_without_nulls(mv, _NULLABLE_MOVE) for mv in moves]
+        fixed_moves = _normalized_moves(fixed_moves)
     fixed_result = _without_nulls(result, _NULLABLE_ROUND_RESULT) if nulls else result
     if fixed_moves is moves and fixed_result is result and not isinstance(deal, dict):
         return rnd
