@@ -21,7 +21,7 @@ from flask import Blueprint, Flask, Response, current_app, request, stream_with_
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from recorder import storage
-from recorder.errors import InputError
+from recorder.errors import InputError, TooLarge
 from recorder.ingest import import_upload
 from recorder.tokens import Token, Verdict, check_token
 from webui.db import get_db
@@ -181,14 +181,9 @@ def parse_limits() -> Any:
     return current_app.config.get("PARSE_LIMITS")
 
 
-_SIZE_WORDS = ("at most", "larger than", "expands to more than", "longer than")
-
-
 def _too_large(exc: InputError) -> bool:
     """Whether the parser refused the body for its size (413) rather than its content (400)."""
-    if exc.code in {"input/too-large", "input/too_large"}:
-        return True
-    return exc.code == InputError.code and any(w in exc.message for w in _SIZE_WORDS)
+    return isinstance(exc, TooLarge)
 
 
 @bp.post("/games")
