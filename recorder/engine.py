@@ -209,7 +209,7 @@ class Round:
         "rules", "tiles", "players", "hands", "boneyard", "drawn", "phase", "turn",
         "openers", "opening_kind", "value", "dbl", "covered", "arms_open", "opener_double",
         "spinner", "open_mask", "drew", "bonus", "last_player", "last_play", "moves",
-        "board", "result", "deal", "_can_draw_rule", "_floor", "_stock_limit",
+        "board", "result", "deal", "_stock_limit",
     )
 
     rules: Ruleset
@@ -242,9 +242,10 @@ class Round:
         #: tiles in the order placed: (inner half, outer half, end index; -1 the opening)
         self.board: list[tuple[int, int, int]] = []
         self.result = None
-        self._can_draw_rule = rules.draw != "none"
-        self._floor = rules.stock_floor
-        self._stock_limit = len(deal.boneyard) - rules.stock_floor  # draws allowed below it
+        #: the stock is open while ``drawn`` is below this (never, without drawing)
+        self._stock_limit = (
+            len(deal.boneyard) - rules.stock_floor if rules.draw != "none" else 0
+        )
         self.openers: tuple[int, ...] = ()
         self.opening_kind = -1  # -1: any tile
         self.turn = 0
@@ -315,7 +316,7 @@ class Round:
         """Whether the rules let the player to move draw now (not whether they must)."""
         if self.phase == DRAW_FOR_DOUBLE:
             return True
-        if not self._can_draw_rule or len(self.boneyard) - self.drawn <= self._floor:
+        if self.drawn >= self._stock_limit:
             return False
         return not (self.drew and self.rules.draw == "one")
 
@@ -469,13 +470,14 @@ class Round:
                 raise IllegalMove("the round opens with a play; there is no drawing before it")
             if self.hands[seat] & self.open_mask:
                 raise IllegalMove("the player can play, so may not draw")
-            if not self._can_draw_rule:
+            if self.rules.draw == "none":
                 raise IllegalMove("these rules have no drawing")
-            if len(self.boneyard) - self.drawn <= self._floor:
-                if self._floor:
+            if self.drawn >= self._stock_limit:
+                floor = self.rules.stock_floor
+                if floor:
                     raise IllegalMove(
-                        f"the boneyard holds {len(self.boneyard) - self.drawn} tiles; no "
-                        f"drawing while it holds {self._floor} or fewer"
+                        f"the boneyard holds {self.boneyard_left()} tiles; no "
+                        f"drawing while it holds {floor} or fewer"
                     )
                 raise IllegalMove("the boneyard is empty")
             if self.drew and self.rules.draw == "one":
@@ -613,11 +615,7 @@ class Round:
                                     return
             elif not self.hands[seat] & self.open_mask:
                 if action == "draw":
-                    left = len(self.boneyard) - self.drawn
-                    if (
-                        self._can_draw_rule and left > self._floor
-                        and not (self.drew and self.rules.draw == "one")
-                    ):
+                    if self.may_draw():
                         if tile is None:
                             self._commit(seat, "draw", 0, 0, 0)
                             return
@@ -641,7 +639,7 @@ class Round:
                 self._finish(seat, blocked=False)
                 return
             self.turn = (seat + 1) % self.players
-            if not self._can_draw_rule or self.drawn >= self._stock_limit:
+            if self.drawn >= self._stock_limit:
                 self._check_blocked(seat)
         elif action == "draw":
             phys = self.boneyard[self.drawn]
@@ -658,7 +656,7 @@ class Round:
                     self.turn = (seat + 1) % self.players
                     self.drew = False
                 return
-            if not self._can_draw_rule or self.drawn >= self._stock_limit:
+            if self.drawn >= self._stock_limit:
                 self._check_blocked(seat)
         else:  # pass
             self.drew = False
@@ -717,9 +715,7 @@ class Round:
                     self.bonus[member] += total
 
     def _check_blocked(self, seat: int) -> None:
-        """End the round at once when nobody can play and nobody may draw."""
-        if self._can_draw_rule and len(self.boneyard) - self.drawn > self._floor:
-            return
+        """With the stock closed: end the round at once if nobody can play."""
         mask = self.open_mask
         for h in self.hands:
             if h & mask:
