@@ -382,47 +382,17 @@ class Round:
             return []
         return [Move(seat, "draw")] if self.may_draw() else [Move(seat, "pass")]
 
-    def legal_count(self, seat: int) -> int:
-        """``len(self.legal_moves(seat))``, without building the moves."""
-        return self.options(seat)[0]
-
-    def best_score(self, seat: int) -> int:
-        """The most bonus any legal move of ``seat`` would score now."""
-        return self.options(seat)[1]
-
     def options(self, seat: int) -> tuple[int, int]:
         """How many legal moves ``seat`` has now, and the most bonus one of them scores.
 
-        What the statistics store for every move; computed from the masks in one
-        pass, since an import asks it of every move of every game.
+        What the statistics store for every move, without building the moves.
         """
-        if self.phase != PLAY or seat != self.turn:
-            plays = self._plays(seat)
-            bonus = max((self._bonus_after(k, e) for k, e in plays), default=0) \
-                if self.rules.bonus else 0
-            return len(self.legal_moves(seat)), bonus
-        playable = self.hands[seat] & self.open_mask
-        if not playable:
-            return 1, 0  # exactly one of draw or pass
-        tiles, value = self.tiles, self.value
-        phys_kind, kind_lo, kind_hi = tiles.phys_kind, tiles.kind_lo, tiles.kind_hi
-        scoring = self.rules.bonus
-        count = best = seen = 0
-        while playable:
-            low = playable & -playable
-            playable ^= low
-            k = phys_kind[low.bit_length() - 1]
-            if seen >> k & 1:
-                continue
-            seen |= 1 << k
-            lo, hi = kind_lo[k], kind_hi[k]
-            for e in (LEFT, RIGHT, UP, DOWN):
-                v = value[e]
-                if v >= 0 and (v == lo or v == hi):
-                    count += 1
-                    if scoring:
-                        best = max(best, self._bonus_after(k, e))
-        return count, best
+        plays = self._plays(seat)
+        bonus = max((self._bonus_after(k, e) for k, e in plays), default=0) \
+            if self.rules.bonus else 0
+        if self.phase == PLAY and seat == self.turn:
+            return len(plays) or 1, bonus  # no play: exactly one of draw or pass
+        return len(self.legal_moves(seat)), bonus
 
     def open_end_sum(self) -> int:
         """The open-end count of the bonus rule (RULES.md, "Bonus points")."""
@@ -432,9 +402,12 @@ class Round:
 
     def score_of(self, move: Move) -> int:
         """The bonus ``move`` would score now (0 when bonus is off or it scores nothing)."""
-        if move.action != "play" or not self.rules.bonus or not self.is_legal(move):
+        if move.action != "play" or not self.rules.bonus:
             return 0
-        kind, _, e = self.check(move)
+        try:
+            kind, _, e = self.check(move)
+        except IllegalMove:
+            return 0
         return self._bonus_after(kind, -1 if self.phase == OPENING else e)
 
     def _bonus_after(self, kind: int, e: int) -> int:

@@ -163,8 +163,8 @@ def test_cheap_counts_agree_with_the_listed_moves(doc: dict[str, Any]) -> None:
         if type(event) is MoveEvent:
             state, seat = event.state, event.move.player
             legal = state.legal_moves(seat)
-            assert state.legal_count(seat) == len(legal)
-            assert state.best_score(seat) == max((state.score_of(m) for m in legal), default=0)
+            assert state.options(seat) == (
+                len(legal), max((state.score_of(m) for m in legal), default=0))
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
