@@ -8,8 +8,7 @@ same :func:`recorder.replay.walk` that validates the game.
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from recorder.errors import RecorderError
@@ -26,11 +25,6 @@ from recorder.replay import (
 )
 
 
-def _row(obj: Any) -> dict[str, Any]:
-    """A flat, sqlite-friendly dict: lists become JSON text."""
-    return {k: json.dumps(v) if isinstance(v, list) else v for k, v in asdict(obj).items()}
-
-
 @dataclass(slots=True)
 class MoveFact:
     round: int
@@ -44,10 +38,6 @@ class MoveFact:
     score: float
     best_score: float
     forced: bool
-
-    def as_row(self) -> dict[str, Any]:
-        return _row(self)
-
 
 @dataclass(slots=True)
 class RoundFact:
@@ -65,10 +55,6 @@ class RoundFact:
     passes: int = 0
     boneyard_left: int = 0
 
-    def as_row(self) -> dict[str, Any]:
-        return _row(self)
-
-
 @dataclass(slots=True)
 class PlayerFact:
     seat: int
@@ -82,10 +68,6 @@ class PlayerFact:
     plays: int = 0
     draws: int = 0
     passes: int = 0
-
-    def as_row(self) -> dict[str, Any]:
-        return _row(self)
-
 
 @dataclass(slots=True)
 class GameFacts:

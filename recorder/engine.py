@@ -320,11 +320,6 @@ class Round:
             return False
         return not (self.drew and self.rules.draw == "one")
 
-    def can_play(self, seat: int) -> bool:
-        if self.phase == OPENING:
-            return seat in self.openers
-        return bool(self.hands[seat] & self.open_mask)
-
     def open_ends(self) -> dict[str, int]:
         """The ends a tile may go on now, with the number each shows."""
         return {END_NAMES[e]: v for e, v in enumerate(self.value) if v >= 0}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from recorder.engine import END_NAMES, Match, Move, Round, RoundResult
+from recorder.engine import Match, Move, Round, RoundResult
 from recorder.errors import (
     GameOverError,
     IllegalMove,
@@ -27,7 +27,6 @@ from recorder.rules import Ruleset
 
 MAX_LEGAL_LISTED = 8
 _SEAT = re.compile(r"\bseat (\d+)\b")
-_ACTIONS = frozenset(("play", "draw", "pass"))
 
 
 @dataclass(slots=True)
@@ -284,5 +283,7 @@ def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
     return out
 
 
-__all__ = ["END_NAMES", "Event", "MoveEvent", "RoundEnd", "RoundStart", "open_game",
-           "replay", "walk"]
+__all__ = [
+    "Event", "Game", "MoveEvent", "RoundEnd", "RoundStart", "finish_answer",
+    "invalid_answer", "number", "open_game", "replay", "round_answer", "walk",
+]

@@ -388,7 +388,7 @@ def build_record(
 ) -> GameRecord:
     """The rows of one replayed, valid game.
 
-    ``facts`` is ``recorder.analysis.game_facts(doc)`` (or None, when the engine has no
+    ``facts`` come from ``recorder.analysis.analyse(doc)`` (or None, when the engine has no
     facts to give: then only the ``games`` row is written).
     """
     frontend, version = frontend_of(doc)
