@@ -16,44 +16,56 @@ import click
 
 from recorder.cli_service import register as register_service
 from recorder.errors import InputError, RecorderError, RulesetError
-from recorder.replay import MoveEvent, RoundEnd, RoundStart, number, open_game, replay, walk
+from recorder.replay import (
+    MoveEvent,
+    RoundEnd,
+    RoundStart,
+    invalid_answer,
+    number,
+    open_game,
+    replay,
+    walk,
+)
 from recorder.rules import OPTIONS, PRESETS, Ruleset
 
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
 
-def _documents(paths: tuple[str, ...]) -> Iterator[tuple[str, Any, RecorderError | None]]:
-    """(source, document, error) for every document of every input; unreadable inputs
-    are reported on stderr and remembered in ``_documents.unreadable``."""
-    from recorder.parse import iter_path
+class _Inputs:
+    """The documents of the given paths, one engine answer each.
 
-    for path in paths:
-        try:
-            for item in iter_path(path):
-                where = path if item.line is None else f"{path}:{item.line}"
-                yield where, item.doc, item.error
-        except InputError as exc:
-            click.echo(f"recorder: cannot read {path}: {exc.message}", err=True)
-            _documents.unreadable = True  # type: ignore[attr-defined]
-        except OSError as exc:
-            click.echo(f"recorder: cannot read {path}: {exc.strerror or exc}", err=True)
-            _documents.unreadable = True  # type: ignore[attr-defined]
+    An input that cannot be read at all is reported on stderr and remembered, so
+    the command can exit 2 after answering for everything it could read.
+    """
 
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        self.paths = paths
+        self.unreadable = False
 
-def _answers(paths: tuple[str, ...]) -> Iterator[tuple[str, Any, dict[str, Any]]]:
-    for where, doc, error in _documents(paths):
-        if error is not None:
-            game_id = doc.get("game_id") if isinstance(doc, dict) else None
-            yield where, doc, {"game_id": game_id, "status": "invalid",
-                               "error": error.to_dict()}
-        else:
-            yield where, doc, replay(doc)
+    def answers(self) -> Iterator[tuple[str, Any, dict[str, Any]]]:
+        """(where, document, answer) for every document of every input."""
+        from recorder.parse import iter_path
 
+        for path in self.paths:
+            try:
+                for item in iter_path(path):
+                    where = path if item.line is None else f"{path}:{item.line}"
+                    answer = replay(item.doc) if item.error is None else invalid_answer(
+                        item.doc, item.error)
+                    yield where, item.doc, answer
+            except InputError as exc:
+                self._cannot_read(path, exc.message)
+            except OSError as exc:
+                self._cannot_read(path, exc.strerror or str(exc))
 
-def _exit_code(any_invalid: bool) -> int:
-    if getattr(_documents, "unreadable", False):
-        return EXIT_UNREADABLE
-    return EXIT_INVALID if any_invalid else EXIT_OK
+    def _cannot_read(self, path: str, why: str) -> None:
+        click.echo(f"recorder: cannot read {path}: {why}", err=True)
+        self.unreadable = True
+
+    def exit_code(self, any_invalid: bool) -> int:
+        if self.unreadable:
+            return EXIT_UNREADABLE
+        return EXIT_INVALID if any_invalid else EXIT_OK
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -82,15 +94,15 @@ def replay_cmd(as_json: bool, files: tuple[str, ...]) -> None:
       recorder replay --json games.jsonl.gz | jq .status
       cat game.json | recorder replay -
     """
-    _documents.unreadable = False  # type: ignore[attr-defined]
+    inputs = _Inputs(files)
     invalid = False
-    for where, doc, answer in _answers(files):
+    for where, doc, answer in inputs.answers():
         invalid |= answer["status"] == "invalid"
         if as_json:
             click.echo(json.dumps(answer, ensure_ascii=False))
         else:
             click.echo(transcript(doc, answer, where))
-    sys.exit(_exit_code(invalid))
+    sys.exit(inputs.exit_code(invalid))
 
 
 @main.command("validate")
@@ -102,10 +114,10 @@ def validate_cmd(files: tuple[str, ...]) -> None:
     Example:
       recorder validate sample_games/*.json
     """
-    _documents.unreadable = False  # type: ignore[attr-defined]
+    inputs = _Inputs(files)
     invalid = False
     counts = {"finished": 0, "unfinished": 0, "invalid": 0}
-    for where, _doc, answer in _answers(files):
+    for where, _doc, answer in inputs.answers():
         status = answer["status"]
         counts[status] += 1
         name = answer.get("game_id") or where
@@ -119,7 +131,7 @@ def validate_cmd(files: tuple[str, ...]) -> None:
             click.echo(f"{name}: ok ({status}, {len(answer['rounds'])} rounds{extra})")
     click.echo(f"{counts['finished']} finished, {counts['unfinished']} unfinished, "
                f"{counts['invalid']} invalid", err=True)
-    sys.exit(_exit_code(invalid))
+    sys.exit(inputs.exit_code(invalid))
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
