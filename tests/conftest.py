@@ -11,6 +11,7 @@ import copy
 import gzip
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -212,3 +213,44 @@ def start_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+# ---------------------------------------------------------------------------------------
+# A real headless Chromium (Debian's), for the browser tests.
+#
+# Skipped only where Chromium is missing and CI is not set; under CI a missing browser
+# is a failure, so no page can go untested there.
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+
+
+def _browser_missing() -> str | None:
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        return f"Chromium is not installed at {CHROMIUM}"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium for a test module; each test opens its own pages."""
+    missing = _browser_missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing}; CI must run the browser tests")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
