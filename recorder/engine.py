@@ -299,7 +299,7 @@ class Round:
         if kind < 0 and rule in ("highest-double", "double-zero-first"):
             kind = self._held_kind(self._double_order())
             if kind < 0:
-                if rules.no_double == "draw-for-double":
+                if rules.no_double in ("draw-for-double", "everyone-draws-for-double"):
                     self.phase = DRAW_FOR_DOUBLE
                     self.turn = 0
                     return

@@ -139,7 +139,7 @@ def main(argv: list[str]) -> int:
     if want is None:
         print(f"no stored digests for --games {args.games}", file=sys.stderr)
         return 2
-    changed = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
+    changed = sorted(k for k in want if want[k] != got.get(k))  # new samples: not yet stored
     for k in changed:
         print(f"changed: {k}")
     print(f"{len(want) - len(changed)} of {len(want)} identical "
