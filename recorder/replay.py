@@ -122,8 +122,9 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             )
         try:
             deal = rdoc.get("deal")  # null is the same as absent
+            opener = rdoc.get("opener")
             if deal is not None:
-                state = match.new_round(deal=deal)
+                state = match.new_round(deal=deal, opener=opener)
             else:
                 seed = rdoc.get("seed")
                 if seed is None:
@@ -133,7 +134,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                             code="round/deal",
                         )
                     seed = f"{game.seed}/{r}"
-                state = match.new_round(seed=seed)
+                state = match.new_round(seed=seed, opener=opener)
         except RecorderError as exc:
             exc.round, exc.move = r, 0
             exc.message = f"round {r}: {exc.message}"
@@ -143,10 +144,11 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
         yield RoundStart(r, state)
         if moves:
             for m, mdoc in enumerate(rdoc["moves"], 1):
-                move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+                move = _move(mdoc)
                 yield MoveEvent(r, m, move, state, mdoc.get("ms"))
                 try:
-                    state.apply_fast(move.player, move.action, move.tile, move.end)
+                    state.apply_fast(move.player, move.action, move.tile, move.end,
+                                     mdoc.get("closed"))
                 except IllegalMove as exc:
                     raise _locate(exc, r, m, move, state, ids) from None
         else:
@@ -155,16 +157,22 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             try:
                 for m, mdoc in enumerate(rdoc["moves"], 1):  # noqa: B007 - m locates errors
                     get = mdoc.get
-                    apply_fast(get("player"), get("action"), get("tile"), get("end"))
+                    apply_fast(get("player"), get("action"), get("tile"), get("end"),
+                               get("closed"))
             except IllegalMove as exc:
-                mdoc = rdoc["moves"][m - 1]
-                move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+                move = _move(rdoc["moves"][m - 1])
                 raise _locate(exc, r, m, move, state, ids) from None
         if state.result is None:
             game.unfinished_round = r
             continue
         match.finish_round(state.result)
         yield RoundEnd(r, state.result, state)
+
+
+def _move(mdoc: dict[str, Any]) -> Move:
+    """A logged move as the engine's Move (``closed`` only on closed doubles)."""
+    return Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"),
+                mdoc.get("closed") is True)
 
 
 def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
