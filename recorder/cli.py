@@ -17,7 +17,13 @@ from typing import Any
 import click
 
 from recorder.cli_service import register as register_service
-from recorder.errors import InputError, RecorderError, RulesetError, internal_error
+from recorder.errors import (
+    InputError,
+    InstallationError,
+    RecorderError,
+    RulesetError,
+    internal_error,
+)
 from recorder.replay import (
     MoveEvent,
     RoundEnd,
@@ -109,6 +115,13 @@ def main() -> None:
       recorder validate logs/*.json.gz       ok / invalid, with the reason
       recorder simulate --preset spilop -o bonus=true --games 10 > games.jsonl
     """
+    # The schema is ours: if the installation lost it, say so now, before any input
+    # file can be blamed for it.
+    try:
+        import recorder.schema  # noqa: F401
+    except InstallationError as exc:
+        click.echo(f"recorder: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
 
 
 @main.command("replay")
