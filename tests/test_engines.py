@@ -228,3 +228,17 @@ def test_an_unknown_engine_is_named() -> None:
 
     with pytest.raises(ValueError, match="unknown engine 'chess'"):
         adapters.load("chess")
+
+
+def test_the_first_start_imports_every_sample_game_the_engines_ones_too(tmp_path: Any,
+                                                                        monkeypatch: Any) -> None:
+    from recorder.cli_service import import_samples, open_db
+
+    monkeypatch.chdir(tmp_path)  # no sample_games/ here: the source tree's are used
+    with open_db(tmp_path / "r.db") as db:
+        message = import_samples(db)
+        frontends = {row["frontend"] for row in db.query(
+            "SELECT DISTINCT frontend FROM games")}
+    assert message is not None and message.endswith(", 0 duplicate, 0 refused")
+    assert {"open_spiel/python_block_dominoes", "open_spiel/python_team_dominoes",
+            "dominoes", "all-fives-domino"} <= frontends

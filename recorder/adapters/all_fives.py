@@ -107,9 +107,13 @@ class RecordingPlayer(Player):
 
 
 def new_game(brains: tuple[str, str] = ("random", "greedy"),
-             names: tuple[str, str] = ("p0", "p1")) -> tuple[Any, Journal]:
-    """A game of two recording players (not yet run) and its journal."""
+             names: tuple[str, str] | None = None) -> tuple[Any, Journal]:
+    """A game of two recording players (not yet run) and its journal.
+
+    The names become the players' ids in the log: by default the brain and the seat.
+    """
     journal = Journal()
+    names = names or (f"all-fives-{brains[0]}-0", f"all-fives-{brains[1]}-1")
     players = [RecordingPlayer(BRAINS[b](), n, journal, s)
                for s, (b, n) in enumerate(zip(brains, names, strict=True))]
     return Game(players[0], players[1]), journal

@@ -74,7 +74,7 @@ def game_to_log(game: Any, *, game_id: str | None = None,
                   "winners": _winners(game.result.points)}
     return document(engine="dominoes", version=package_version("dominoes"),
                     ruleset={"preset": PRESET, "options": {"hands": 1}},
-                    players=players or [f"p{i}" for i in range(4)],
+                    players=players or [f"dominoes-random-{i}" for i in range(4)],
                     rounds=[_round(game)], game_id=game_id, result=result)
 
 
@@ -90,7 +90,7 @@ def series_to_log(series: Any, *, game_id: str | None = None,
         winners = [0, 2] if t0 >= series.target_score else [1, 3]
         result = {"scores": [t0, t1, t0, t1], "winners": winners}
     return document(engine="dominoes", version=package_version("dominoes"), ruleset=ruleset,
-                    players=players or [f"p{i}" for i in range(4)],
+                    players=players or [f"dominoes-random-{i}" for i in range(4)],
                     rounds=[_round(g) for g in series.games], game_id=game_id,
                     result=result)
 

@@ -103,7 +103,7 @@ def history_to_log(game_name: str, history: Sequence[int], *, game_id: str | Non
                   "winners": [p for p, r in enumerate(returns) if r > 0]}
         rnd["result"] = {"points": result["scores"], "winners": result["winners"]}
     return document(engine=f"open_spiel/{game_name}", version=package_version("open_spiel"),
-                    ruleset=preset, players=players or [f"p{i}" for i in range(n)],
+                    ruleset=preset, players=players or [f"openspiel-random-{i}" for i in range(n)],
                     rounds=[rnd] if hands is not None else [], game_id=game_id,
                     result=result)
 
