@@ -319,6 +319,8 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
             elif type(event) is RoundEnd:
                 res = event.result
                 how = "blocked" if res.blocked else f"domino by {ids[res.ended_by]}"
+                if not res.blocked and res.pips_left[res.ended_by]:  # target_check: play
+                    how = f"target reached by {ids[res.ended_by]}"
                 who = ", ".join(ids[w] for w in res.winners) or "nobody"
                 scores = " ".join(_fmt(number(s)) for s in game.match.scores)
                 lines.append(f"  = {how}; winners {who}; points "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from logs import deal, one_round, only_round, position, refused, run
+from logs import deal, log, one_round, only_round, position, refused, run
 
 from recorder.errors import RulesetError
 from recorder.replay import replay
@@ -357,6 +357,20 @@ def test_target_check_play_ends_the_game_mid_round() -> None:
     assert answer["rounds"][0]["points"] == [0, 0] and answer["rounds"][0]["bonus"] == [10, 0]
     refused(one_round(rules, 2, CLOSE_DEAL, "0 play 5-5", "1 play 5-1 left"), 1, 2,
             "already over")
+
+
+def test_the_transcript_says_the_target_ended_the_round(tmp_path: Any) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from recorder.cli import main
+
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(log(opts("all-fives", target=10), 2,
+                                   [{"deal": CLOSE_DEAL, "moves": ["0 play 5-5"]}])))
+    out = CliRunner().invoke(main, ["replay", str(path)]).output
+    assert "= target reached by ingaan; winners ingaan; points 0 0; scores 10 0" in out
 
 
 def test_target_check_round_waits_for_the_end_of_the_round() -> None:
