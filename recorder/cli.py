@@ -248,13 +248,14 @@ def rules_cmd(preset: str | None) -> None:
 
     \b
     Examples:
-      recorder rules            every option, its values and meaning
+      recorder rules            every option, its values and meaning, and the presets
       recorder rules kozel      the rules of the kozel preset
     """
     if preset is None:
         for name, opt in OPTIONS.items():
             values = " | ".join(opt.choices) if opt.choices else opt.kind
             click.echo(f"{name:16} {values}\n{'':16} {opt.help}")
+        click.echo(f"\npresets (recorder rules PRESET): {', '.join(PRESETS)}")
         return
     try:
         rules = Ruleset.from_spec(preset)

@@ -403,3 +403,16 @@ def test_engine_presets_describe_their_house_rules_and_others_do_not() -> None:
     assert Ruleset.from_spec("all-fives").describe()["double_order"] == [5, 1, 2, 3, 4, 6, 0]
     assert "pips_decide" not in Ruleset.from_spec("classic").describe()
     assert Ruleset.from_spec("openspiel-block").describe()["hands"] == 1
+
+
+def test_recorder_rules_lists_every_preset_and_shows_an_engines_rules() -> None:
+    from click.testing import CliRunner
+
+    from recorder.cli import main
+
+    listed = CliRunner().invoke(main, ["rules"]).output.splitlines()[-1]
+    for preset in ("spilop", "norwegian", "openspiel-block", "openspiel-team",
+                   "dominoes-partners", "all-fives"):
+        assert preset in listed
+    shown = CliRunner().invoke(main, ["rules", "dominoes-partners"]).output
+    assert "blocked_scoring  lowest-takes-all" in shown and "target           200" in shown
