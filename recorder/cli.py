@@ -214,9 +214,15 @@ def _parse_option(text: str) -> tuple[str, Any]:
               "on the seed.")
 @click.option("--max-rounds", type=click.IntRange(1), default=200, show_default=True)
 @click.option("--pretty", is_flag=True, help="Indented JSON (one document) instead of JSON Lines.")
+@click.option("--engine", type=click.Choice(["openspiel", "dominoes", "all-fives"]),
+              default=None, help="Let that engine play the games itself (its own rules and "
+              "players; pip install -e '.[engines]'); with it only --players (openspiel: 2 "
+              "block, 4 team), --games, --seed, --pretty, --series and -o target=N apply.")
+@click.option("--series", is_flag=True, help="dominoes: a whole series to its target instead "
+              "of one hand.")
 def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, games: int,
                  seed: str, bots: str | None, explicit_deal: bool, max_rounds: int,
-                 pretty: bool) -> None:
+                 pretty: bool, engine: str | None, series: bool) -> None:
     """Write complete games played by bots, as JSON Lines on stdout.
 
     \b
@@ -224,10 +230,17 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
       recorder simulate --preset spilop -o bonus=true --players 3 --games 50 > spilop.jsonl
       recorder simulate --preset classic -o draw=one --bots heavy,random --pretty
       recorder simulate --preset kozel -o partnerships=true --players 4
+      recorder simulate --engine openspiel --players 4 --games 100 > team.jsonl
+      recorder simulate --engine all-fives -o target=61 --games 20 > all-fives.jsonl
     """
     from recorder.simulate import simulate_game
 
     opts = dict(_parse_option(o) for o in options)
+    if engine is not None:
+        _simulate_engine(engine, opts, players, games, seed, series, pretty)
+        return
+    if series:
+        raise click.UsageError("--series is for --engine dominoes")
     spec: str | dict[str, Any] = {"preset": preset, "options": opts} if opts else preset
     try:
         rules = Ruleset.from_spec(spec)
@@ -245,6 +258,42 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
         click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
 
 
+def _simulate_engine(engine: str, opts: dict[str, Any], players: int | None, games: int,
+                     seed: str, series: bool, pretty: bool) -> None:
+    """``simulate --engine``: the engine itself plays, its adapter writes the logs."""
+    from recorder import adapters
+
+    kwargs: dict[str, Any] = {}
+    if players is not None:
+        kwargs["players"] = players
+    unknown = sorted(set(opts) - {"target"})
+    if unknown or ("target" in opts and engine == "openspiel"):
+        name = unknown[0] if unknown else "target"
+        raise click.UsageError(f"-o {name}: with --engine {engine} the engine's own rules "
+                               "apply" + ("" if engine == "openspiel" else
+                                          "; only -o target=N may change"))
+    if "target" in opts:
+        target = opts["target"]
+        if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+            raise click.UsageError("-o target must be a whole number of 1 or more")
+        kwargs["target"] = target
+    if series:
+        if engine != "dominoes":
+            raise click.UsageError("--series is for --engine dominoes")
+        kwargs["series"] = True
+    elif engine == "dominoes" and "target" in kwargs:
+        raise click.UsageError("-o target=N with --engine dominoes needs --series")
+    try:
+        module = adapters.load(engine)
+        for i in range(1, games + 1):
+            doc = module.simulate_one(f"{seed}-{i}", **kwargs)
+            click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
+    except adapters.EngineMissing as exc:
+        raise click.UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 @main.command("rules")
 @click.argument("preset", required=False)
 def rules_cmd(preset: str | None) -> None:
@@ -252,13 +301,14 @@ def rules_cmd(preset: str | None) -> None:
 
     \b
     Examples:
-      recorder rules            every option, its values and meaning
+      recorder rules            every option, its values and meaning, and the presets
       recorder rules kozel      the rules of the kozel preset
     """
     if preset is None:
         for name, opt in OPTIONS.items():
             values = " | ".join(opt.choices) if opt.choices else opt.kind
             click.echo(f"{name:16} {values}\n{'':16} {opt.help}")
+        click.echo(f"\npresets (recorder rules PRESET): {', '.join(PRESETS)}")
         return
     try:
         rules = Ruleset.from_spec(preset)
@@ -326,6 +376,8 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
             elif type(event) is RoundEnd:
                 res = event.result
                 how = "blocked" if res.blocked else f"domino by {ids[res.ended_by]}"
+                if not res.blocked and res.pips_left[res.ended_by]:  # target_check: play
+                    how = f"target reached by {ids[res.ended_by]}"
                 who = ", ".join(ids[w] for w in res.winners) or "nobody"
                 scores = " ".join(_fmt(number(s)) for s in game.match.scores)
                 lines.append(f"  = {how}; winners {who}; points "
