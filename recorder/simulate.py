@@ -122,10 +122,13 @@ def simulate_game(
         rdoc: dict[str, Any] = {}
         if explicit_deal:
             dealt, _ = seeded_deal(rules, players, f"{seed}/{r}")
-            state = Round.start(rules, players, Deal(dealt.hands, dealt.boneyard,
-                                                     seeded=False), None)
-            rdoc["deal"] = {"hands": dealt.hand_names(state.tiles),
-                            "boneyard": dealt.boneyard_names(state.tiles)}
+            tiles = Round.start(rules, players, Deal(dealt.hands, dealt.boneyard,
+                                                     seeded=False), None).tiles
+            rdoc["deal"] = {"hands": dealt.hand_names(tiles),
+                            "boneyard": dealt.boneyard_names(tiles)}
+            # through the match, as the replay does: a round may depend on the one
+            # before it (who opens, a tie's pot)
+            state = match.new_round(deal=rdoc["deal"])
         else:
             state = match.new_round(seed=f"{seed}/{r}")
         moves = []

@@ -22,9 +22,36 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = ("spilop", "classic", "kozel", "italian")
+
+# Property tests run the same examples on every run (a fixed seed: CI is reproducible).
+# Examples are kept small, so a failing test shrinks in seconds; one example that takes
+# more than 15 s (a second or two is normal on a loaded machine) is a failure rather than
+# something to wait for. HYPOTHESIS_PROFILE=explore draws new examples.
+settings.register_profile(
+    "recorder", derandomize=True, database=None, deadline=15_000, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("explore", parent=settings.get_profile("recorder"),
+                          derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "recorder"))
+
+
+def shared_folder() -> Path | None:
+    """The project's shared reference folder (RULES.md, CONTRACT.md, the vectors), found
+    beside this checkout or beside one of its parents (a worktree sits deeper); None
+    where there is none. Under CI it is always there, so a test that needs it fails
+    rather than skips."""
+    for parent in ROOT.parents:
+        candidate = parent / "shared"
+        if (candidate / "vectors").is_dir():
+            return candidate
+    if os.environ.get("CI"):
+        pytest.fail("shared/ is not beside the checkout; CI must compare with it")
+    return None
 
 
 # ---------------------------------------------------------------------------------------
