@@ -77,12 +77,11 @@ class _Inputs:
                 self.failed = True
                 self._cannot_read(path, internal_error(exc, "parse").message)
 
-    def note(self, answer: dict[str, Any]) -> dict[str, Any]:
+    def note(self, answer: dict[str, Any]) -> None:
         """Remember an answer that stands for the recorder's own failure."""
         code = (answer.get("error") or {}).get("code", "")
         if isinstance(code, str) and code.startswith("internal/"):
             self.failed = True
-        return answer
 
     def output_failure(self, where: str, exc: Exception) -> str:
         """The line that stands for a document whose answer could not be written out."""
