@@ -1,0 +1,70 @@
+// The table: the line of tiles of one frame, laid out once per round so that tiles
+// never move while a round is played, and redrawn from scratch at every step.
+
+import {layout} from "./layout.js";
+import {drawTile, el} from "./svg.js";
+
+export class Board {
+  constructor(svg) {
+    this.svg = svg;
+    this.cache = new Map(); // round index -> layout for the current size
+    this.size = null;
+  }
+
+  /** Forget layouts (the table changed size). */
+  resize() {
+    const rect = this.svg.getBoundingClientRect();
+    const size = [Math.max(120, rect.width), Math.max(120, rect.height)];
+    if (!this.size || size[0] !== this.size[0] || size[1] !== this.size[1]) {
+      this.size = size;
+      this.cache.clear();
+    }
+  }
+
+  /** The layout of a round: from its fullest board, so every frame is a prefix of it. */
+  layoutFor(key, fullest) {
+    if (!this.size) this.resize();
+    let lay = this.cache.get(key);
+    if (!lay) {
+      const maxUnit = Math.min(44, Math.max(26, this.size[0] / 22));
+      lay = layout(fullest, this.size[0], this.size[1], maxUnit);
+      this.cache.set(key, lay);
+    }
+    return lay;
+  }
+
+  /**
+   * Draw `board` (the frame's PLACED list) with the round's layout. `fresh` names the
+   * seq of a tile just placed (animated); `last` the one placed by this frame's move.
+   */
+  draw(key, fullest, board, {fresh = null, last = null} = {}) {
+    const svg = this.svg;
+    svg.replaceChildren();
+    let lay = this.layoutFor(key, fullest);
+    if (board.some((t) => !lay.cells.has(t.seq))) { // not a prefix: lay this frame out alone
+      lay = layout(board, this.size[0], this.size[1]);
+    }
+    const [w, h] = this.size;
+    const unit = lay.unit;
+    const [x0, y0, x1, y1] = board.length ? lay.box : [-1, -1, 1, 1];
+    const cx = (x0 + x1) / 2;
+    const cy = (y0 + y1) / 2;
+    const vw = w / unit;
+    const vh = h / unit;
+    svg.setAttribute("viewBox", `${cx - vw / 2} ${cy - vh / 2} ${vw} ${vh}`);
+    const layer = el("g", {class: "line"}, svg);
+    for (const t of board) {
+      const cells = lay.cells.get(t.seq);
+      if (!cells) continue;
+      const classes = ["tile"];
+      if (t.double) classes.push("double");
+      if (t.spinner) classes.push("spinner");
+      if (t.seq === last) classes.push("last");
+      if (t.seq === fresh) classes.push("fresh");
+      drawTile(layer, cells, [t.a, t.b], {
+        class: classes.join(" "), "data-seq": t.seq, "data-tile": t.tile,
+        "data-a": t.a, "data-b": t.b, "data-end": t.end ?? "opening",
+      });
+    }
+  }
+}
