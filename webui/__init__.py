@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flask import Flask, redirect, url_for
+from flask import Flask
 from werkzeug.wrappers import Response
 
 from recorder import storage
@@ -89,8 +89,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api.register_error_handlers(app)
     app.after_request(_security_headers)
 
-    @app.get("/")
-    def index() -> Response:
-        return redirect(url_for("upload.page"))
+    app.add_url_rule("/", "index", games.games_list)
 
     return app

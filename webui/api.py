@@ -22,7 +22,9 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from recorder import storage
 from recorder.errors import InputError, TooLarge
+from recorder.frames import build_frames
 from recorder.ingest import import_upload
+from recorder.parse import Limits, iter_documents
 from recorder.tokens import Token, Verdict, check_token
 from webui.db import get_db
 
@@ -186,14 +188,8 @@ def _too_large(exc: InputError) -> bool:
     return isinstance(exc, TooLarge)
 
 
-@bp.post("/games")
-def upload_games() -> Response:
-    """Store the games of one body (a document, an array, JSON Lines; gzip or not).
-
-    200 with a report per game whenever the body could be read, whatever became of
-    each game; 400 when it cannot be read at all (then nothing is stored).
-    """
-    token = authenticate(bearer())
+def upload_body() -> bytes:
+    """The request body of an upload: gzip or plain, refused when empty."""
     encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
     if encoding not in {"identity", "gzip", "x-gzip", ""}:
         fail(415, "http/unsupported-encoding",
@@ -202,6 +198,18 @@ def upload_games() -> Response:
     if not data.strip():
         fail(400, "input/empty",
              "the body is empty; send one log, a JSON array of logs, or JSON Lines")
+    return data
+
+
+@bp.post("/games")
+def upload_games() -> Response:
+    """Store the games of one body (a document, an array, JSON Lines; gzip or not).
+
+    200 with a report per game whenever the body could be read, whatever became of
+    each game; 400 when it cannot be read at all (then nothing is stored).
+    """
+    token = authenticate(bearer())
+    data = upload_body()
     try:
         tally, outcomes = import_upload(
             get_db(), data, limits=parse_limits(), source=f"api:{token.name}",
@@ -371,3 +379,72 @@ def get_log(game_pk: int) -> Response:
     """The log exactly as it was received, byte for byte of its text."""
     row = _stored(game_pk)
     return Response(row["log"], mimetype="application/json")
+
+
+# ---------------------------------------------------------------------------------------
+# Replay frames (docs/frames.md).
+
+
+@bp.get("/games/<int:game_pk>/frames")
+def game_frames(game_pk: int) -> Response:
+    """The frames of a stored game: the table after every move, for the replay page."""
+    row = storage.get_game(get_db(), game_pk)
+    if row is None:
+        fail(404, "game/not-found", f"there is no game #{game_pk}")
+    return envelope(build_frames(json.loads(row["log"]), game_pk=game_pk))
+
+
+class UnreadableLog(Exception):
+    """A body, or the chosen document of it, that cannot be read as a log at all."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def pick_document(data: bytes, index: int, limits: Limits | None) -> Any:
+    """Document ``index`` of an upload body, or :class:`UnreadableLog` saying why not.
+
+    Shared by ``POST /api/frames`` and the watch page, so both read a body exactly as an
+    upload does (one document, an array, JSON Lines; gzip or not) under the same limits.
+    """
+    seen = 0
+    try:
+        for parsed in iter_documents(data, limits=limits or Limits()):
+            seen += 1
+            if parsed.index != index:
+                continue
+            if parsed.error is not None:
+                raise UnreadableLog(400, parsed.error.code, parsed.error.message)
+            return parsed.doc
+    except InputError as exc:
+        raise UnreadableLog(413 if _too_large(exc) else 400, exc.code,
+                            exc.message) from None
+    if seen == 0:
+        raise UnreadableLog(400, "input/empty", "the body holds no document")
+    what = "1 document (index 0)" if seen == 1 else \
+        f"{seen} documents (index 0 to {seen - 1})"
+    raise UnreadableLog(400, "input/no-such-document",
+                        f"there is no document {index}: the body holds {what}")
+
+
+@bp.post("/frames")
+def frames_of_body() -> Response:
+    """The frames of a log sent in the body; nothing is stored and no token is needed.
+
+    A refused log still answers 200: its frames go up to the move before the error,
+    and ``error`` says what broke. Only a body that cannot be read is an error.
+    """
+    unknown = sorted(set(request.args) - {"index"})
+    if unknown:
+        fail(400, "query/unknown-parameter",
+             f"unknown parameter {', '.join(unknown)}; this address takes index")
+    index = _integer("index", request.args.get("index", "0"), low=0)
+    data = upload_body()
+    try:
+        doc = pick_document(data, index, parse_limits())
+    except UnreadableLog as exc:
+        fail(exc.status, exc.code, exc.message)
+    return envelope(build_frames(doc))
