@@ -117,9 +117,11 @@ class _Builder:
             if (exc.round, exc.move) != (pending.round, pending.m):
                 self._flush()  # the error is a later round's: this move did happen
             self.pending = None
-        out = exc.to_dict()
-        out.setdefault("code", exc.code)
-        return out
+        if exc.move == 0 and exc.round > 0 and not any(
+                r["round"] == exc.round for r in self.rounds):
+            # refused at its deal (or after the game's end): the round, with no frames
+            self.rounds.append({"round": exc.round, "frames": [], "summary": None})
+        return exc.to_dict()
 
     def _start_round(self, event: RoundStart) -> None:
         assert self.game is not None
