@@ -64,6 +64,7 @@ export class Board {
       drawTile(layer, cells, [t.a, t.b], {
         class: classes.join(" "), "data-seq": t.seq, "data-tile": t.tile,
         "data-a": t.a, "data-b": t.b, "data-end": t.end ?? "opening",
+        "data-cells": cells.flat().join(","),
       });
     }
   }

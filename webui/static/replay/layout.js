@@ -118,7 +118,7 @@ export function layout(board, width, height, maxUnit = 40) {
   const margin = 1;
   let best = null;
   const spinner = board.some((t) => t.spinner || t.end === "up" || t.end === "down");
-  const ys = spinner ? [6, 7, 8, 9, 10, 12, 14, 16] : [0];
+  const ys = spinner ? [6, 7, 8, 10, 12, 15] : [0];
   for (let x = spinner ? 6 : 5; x <= 26; x += 1) {
     for (const y of ys) {
       const lay = layoutWith(board, x, y);

@@ -178,7 +178,7 @@ class Replay {
     const lastSeq = moved && frame.board.length ? frame.board[frame.board.length - 1].seq : null;
     this.board.draw(ri, this.fullest[ri], frame.board || [],
       {fresh: fresh ? lastSeq : null, last: lastSeq});
-    const events = describe(this.game, round, frame, prev);
+    const events = describe(this.game, round, frame, prev, this.view);
     const ev = $("events");
     ev.replaceChildren();
     for (const e of events) {
@@ -203,7 +203,7 @@ class Replay {
     toggle.setAttribute("aria-expanded", String(this.showChoices));
     const choices = $("choices");
     choices.hidden = !this.showChoices;
-    if (this.showChoices) drawChoices(choices, this.game, frame);
+    if (this.showChoices) drawChoices(choices, this.game, frame, this.view);
     drawSummary($("summary"), this.game, this.rounds, ri, fi, this.error);
     syncControls(this, this.root);
   }

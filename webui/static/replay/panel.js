@@ -24,7 +24,7 @@ function moveLabel(c) {
  * What happened at this frame, as a short headline and an explanation; `kind` picks the
  * look (play, draw, pass, bonus, domino, blocked, deal).
  */
-export function describe(game, round, frame, prev) {
+export function describe(game, round, frame, prev, view = null) {
   const players = game.players || [];
   const name = (s) => playerName(players[s], s);
   const out = [];
@@ -37,7 +37,10 @@ export function describe(game, round, frame, prev) {
     else if (movers.length > 1) text += ` ${listing(movers.map(name))} may open.`;
     out.push({kind: "deal", text});
   } else {
-    out.push({kind: move.action, text: move.text || `${name(move.player)} ${move.action}s`});
+    // from another seat's point of view a drawn tile is not seen
+    const hidden = view !== null && view !== move.player && move.public_text;
+    out.push({kind: move.action, text: (hidden ? move.public_text : move.text)
+      || `${name(move.player)} ${move.action}s`});
     if (move.action === "pass") {
       out.push({kind: "pass", text: `${name(move.player)} has nothing that fits (${endsText(prev || frame)}) and cannot draw.`});
     } else if (move.action === "draw" && prev && prev.phase !== "draw-for-double") {
@@ -58,11 +61,16 @@ export function describe(game, round, frame, prev) {
 }
 
 /** The legal moves the mover had, each with what it would have scored; the played one marked. */
-export function drawChoices(root, game, frame) {
+export function drawChoices(root, game, frame, view = null) {
   root.replaceChildren();
   const choices = frame.choices || [];
   if (!frame.move) {
     root.append(node("p", "hint", "The deal: no move yet."));
+    return;
+  }
+  if (view !== null && frame.move.player !== view) {
+    const who = playerName((game.players || [])[view], view);
+    root.append(node("p", "hint", `Another player's hand: not seen from ${who}'s seat.`));
     return;
   }
   if (!choices.length) {
