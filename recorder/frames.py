@@ -79,6 +79,7 @@ class _Builder:
         self.frames: list[dict[str, Any]] = []
         self.base: list[Fraction | int] = []
         self.placed: list[dict[str, Any]] = []
+        self.counts: list[int] = []  # tiles on the board carrying each number
         self.know: Knowledge | None = None
         self.pending: _Pending | None = None
 
@@ -130,6 +131,7 @@ class _Builder:
         self.state = state
         self.frames = []
         self.placed = []
+        self.counts = [0] * (rules.max_pip + 1)
         self.base = list(self.game.match.scores)
         self.know = Knowledge(state.players, rules.max_pip, rules.sets)
         self.rounds.append({"round": event.round, "frames": self.frames, "summary": None})
@@ -235,7 +237,7 @@ class _Builder:
             movers = [state.turn]
 
         know = self.know
-        raw_board = state.board
+        counts = self.counts
         pairs = [[(tiles.kind_lo[k], tiles.kind_hi[k]) for k in ks] for ks in kinds]
         return {
             "m": m,
@@ -254,18 +256,22 @@ class _Builder:
             "ended": ended,
             "choices": choices,
             "lacks": {
-                "public": know.public(raw_board),
-                "seats": know.seen_by(raw_board, pairs),
+                "public": know.public(counts),
+                "seats": know.seen_by(counts, pairs),
             },
         }
 
     def _board(self, state: Round) -> list[dict[str, Any]]:
         """The placed tiles; each one's record is built once and shared by later frames."""
         placed = self.placed
+        counts = self.counts
         raw = state.board
         for seq in range(len(placed), len(raw)):
             entry = raw[seq]
             a, b, e = entry[0], entry[1], entry[2]
+            counts[a] += 1
+            if b != a:
+                counts[b] += 1
             placed.append({
                 "seq": seq,
                 "tile": f"{a}-{b}",

@@ -105,18 +105,20 @@ class Knowledge:
                 me.lacks = shown
             me.drawn = 0
 
-    def public(self, board: Sequence[Sequence[int]]) -> list[list[int]]:
-        """Per seat, the numbers everyone can tell it lacks, given the tiles on the board."""
-        gone = self._exhausted(_counts(board, self.max_pip))
+    def public(self, board_counts: Sequence[int]) -> list[list[int]]:
+        """Per seat, the numbers everyone can tell it lacks.
+
+        ``board_counts[n]`` is how many tiles on the board carry ``n`` (:func:`board_counts`).
+        """
+        gone = self._exhausted(board_counts)
         return [sorted(s.lacks | gone) for s in self.seats]
 
-    def seen_by(self, board: Sequence[Sequence[int]],
+    def seen_by(self, board_counts: Sequence[int],
                 hands: Sequence[Sequence[tuple[int, int]]]) -> list[list[list[int]]]:
         """Per viewer seat v, per seat s: what v can tell s lacks (v's own entry is empty).
 
         ``hands`` gives each hand's tiles as (low, high) pairs.
         """
-        board_counts = _counts(board, self.max_pip)
         out: list[list[list[int]]] = []
         for v in range(self.players):
             counts = list(board_counts)
@@ -134,8 +136,8 @@ class Knowledge:
         return frozenset(n for n, c in enumerate(counts) if c >= full)
 
 
-def _counts(board: Sequence[Sequence[int]], max_pip: int) -> list[int]:
-    """How many placed tiles carry each number (a double once)."""
+def board_counts(board: Sequence[Sequence[int]], max_pip: int) -> list[int]:
+    """How many placed tiles carry each number (a double once), from ``Round.board``."""
     counts = [0] * (max_pip + 1)
     for placed in board:
         a, b = placed[0], placed[1]
@@ -145,4 +147,4 @@ def _counts(board: Sequence[Sequence[int]], max_pip: int) -> list[int]:
     return counts
 
 
-__all__ = ["Knowledge"]
+__all__ = ["Knowledge", "board_counts"]
