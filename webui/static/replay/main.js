@@ -221,7 +221,7 @@ async function load(root) {
   const inline = document.getElementById("frames-data");
   if (inline) return JSON.parse(inline.textContent);
   const url = root.dataset.framesUrl;
-  const res = await fetch(url, {headers: {Accept: "application/json"}});
+  const res = await fetch(url); // as the page's <link rel=preload> asked, so it is reused
   let body = null;
   try { body = await res.json(); } catch { /* not JSON: said below */ }
   if (!body || !body.ok) {
@@ -232,6 +232,7 @@ async function load(root) {
 }
 
 function setup(root, data) {
+  performance.mark("frames-loaded");
   const replay = new Replay(root, data);
   const players = replay.game.players || [];
   const view = root.querySelector("#view");
