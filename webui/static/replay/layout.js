@@ -118,16 +118,18 @@ export function layout(board, width, height, maxUnit = 40) {
   const margin = 1;
   let best = null;
   const spinner = board.some((t) => t.spinner || t.end === "up" || t.end === "down");
-  const ys = spinner ? [6, 7, 8, 10, 12, 15] : [0];
-  for (let x = spinner ? 6 : 5; x <= 26; x += 1) {
+  const ys = spinner ? [15, 12, 10, 8, 7, 6] : [0];
+  // longest runs first: at equal size the fewest corners win, and once a layout reaches
+  // the largest cell allowed nothing after it can beat it
+  for (let x = 26; x >= (spinner ? 6 : 5); x -= 1) {
     for (const y of ys) {
       const lay = layoutWith(board, x, y);
       const [x0, y0, x1, y1] = lay.box;
       const w = x1 - x0 + 2 * margin;
       const h = y1 - y0 + 2 * margin;
       const unit = Math.min(width / w, height / h, maxUnit);
-      // as big as possible; at equal size, the longest straight runs (fewest corners)
-      if (!best || unit >= best.unit - 1e-9) best = {...lay, unit, x, y};
+      if (!best || unit > best.unit + 1e-9) best = {...lay, unit, x, y};
+      if (best.unit >= maxUnit - 1e-9) return best;
     }
   }
   return best;
