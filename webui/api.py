@@ -12,7 +12,7 @@ reading is open unless ``READS_NEED_TOKEN`` is set.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import date
 from typing import Any, NoReturn
 from urllib.parse import urlencode
@@ -31,10 +31,11 @@ from webui.db import get_db
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 JSONL_MIMETYPE = "application/x-ndjson"
-LIST_PARAMS = frozenset({
-    "player", "preset", "frontend", "status", "blocked", "since", "until",
-    "limit", "cursor", "order", "format",
+FILTER_PARAMS = frozenset({
+    "player", "q", "preset", "frontend", "players", "status", "blocked", "since", "until",
 })
+"""The game filters, the same on the API's list and on the games page."""
+LIST_PARAMS = FILTER_PARAMS | {"limit", "cursor", "order", "format"}
 FORMATS = ("json", "jsonl", "logs")
 ERROR_STATUSES = (400, 401, 403, 404, 405, 413, 415, 500)
 
@@ -269,19 +270,28 @@ def _integer(name: str, value: str, *, low: int, high: int | None = None) -> int
     return number
 
 
-def game_filter() -> storage.GameFilter:
-    """The filters of the query string, each checked, with a 400 that names a bad one."""
-    args = request.args
-    unknown = sorted(set(args) - LIST_PARAMS)
+def game_filter(args: Mapping[str, str] | None = None,
+                allowed: frozenset[str] = LIST_PARAMS) -> storage.GameFilter:
+    """The filters of the query string, each checked, with a 400 that names a bad one.
+
+    ``args`` defaults to the request's query string; ``allowed`` is every parameter the
+    address takes (the games page adds its sort and paging parameters).
+    """
+    if args is None:
+        args = request.args
+    unknown = sorted(set(args) - allowed)
     if unknown:
         fail(400, "query/unknown-parameter",
              f"unknown parameter {', '.join(unknown)}; this list takes "
-             + ", ".join(sorted(LIST_PARAMS)))
+             + ", ".join(sorted(allowed)))
     status = args.get("status")
     if status is not None and status not in storage.STATUSES:
         fail(400, "query/invalid",
              f"status must be one of {', '.join(storage.STATUSES)}, not {status!r} "
              "(invalid games are never stored)")
+    search = args.get("q")
+    if search is not None and len(search) > 200:
+        fail(400, "query/invalid", "q must be at most 200 characters")
     return storage.GameFilter(
         player=args.get("player"),
         preset=args.get("preset"),
@@ -290,6 +300,9 @@ def game_filter() -> storage.GameFilter:
         blocked=_boolean("blocked", args["blocked"]) if "blocked" in args else None,
         since=_moment("since", args["since"], end_of_day=False) if "since" in args else None,
         until=_moment("until", args["until"], end_of_day=True) if "until" in args else None,
+        players=_integer("players", args["players"], low=1, high=100)
+        if "players" in args else None,
+        search=search,
     )
 
 

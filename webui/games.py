@@ -8,15 +8,17 @@ log without storing it, and hands the page the frames inline.
 
 from __future__ import annotations
 
-import json
+import math
 from typing import Any
+from urllib.parse import urlencode
 
-from flask import Blueprint, current_app, render_template, request, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from werkzeug.datastructures import FileStorage
+from werkzeug.wrappers import Response
 
 from recorder import storage
 from recorder.frames import build_frames
-from webui.api import UnreadableLog, pick_document
+from webui.api import FILTER_PARAMS, ApiError, UnreadableLog, game_filter, pick_document
 from webui.db import get_db
 
 bp = Blueprint("games", __name__)
@@ -110,16 +112,135 @@ def watch() -> tuple[str, int] | str:
     )
 
 
-def dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 # ---------------------------------------------------------------------------------------
 # The list.
 
+PAGE_PARAMS = frozenset({"sort", "order", "after", "before"})
+LIST_PAGE_PARAMS = FILTER_PARAMS | PAGE_PARAMS
+SORT_LABELS = {"date": "Date", "rounds": "Rounds", "moves": "Moves", "score": "Winner's score"}
+
+
+class BadQuery(Exception):
+    """A query value the list cannot use; the page says which and why (400)."""
+
+
+def _cursor(name: str, text: str, sort: str) -> tuple[Any, int]:
+    """A page boundary from the address: ``<sort value>,<id>`` of the row it is next to."""
+    value, sep, pk = text.rpartition(",")
+    if not sep or not pk.isdigit():
+        raise BadQuery(f"{name} must be a sort value and a game number, like "
+                       f"2026-11-30T18:00:00Z,42; not {text[:60]!r}")
+    parsed: Any
+    try:
+        if sort == "date":
+            if storage.normalize_timestamp(value) != value:
+                raise ValueError
+            parsed = value
+        elif sort == "score":
+            parsed = float(value)
+            if not math.isfinite(parsed):
+                raise ValueError
+        else:
+            parsed = int(value)
+    except ValueError:
+        raise BadQuery(f"{name} does not start with a {SORT_LABELS[sort].lower()} value: "
+                       f"{value[:60]!r}") from None
+    return parsed, int(pk)
+
+
+def _cursor_text(row: dict[str, Any], sort: str) -> str:
+    return f"{row[storage.SORTS[sort]]},{row['id']}"
+
+
+def _list_args() -> dict[str, str]:
+    return {k: v for k, v in request.args.items() if v.strip()}
+
 
 @bp.get("/games")
-def games_list() -> tuple[str, int] | str:
-    rows = list(storage.select_games(get_db(), storage.GameFilter(), limit=50,
-                                     descending=True))
-    return render_template("games.html", rows=rows)
+def games_list() -> Response | tuple[str, int] | str:
+    """The stored games: searched, filtered, sorted and paged by the query string."""
+    if any(not v.strip() for v in request.args.values()):
+        # an empty field of the filter form filters nothing: the address leaves it out,
+        # so a shared link names only the filters in force
+        kept = _list_args()
+        return redirect(request.path + (f"?{urlencode(kept)}" if kept else ""))
+    args = _list_args()
+    db = get_db()
+    options = {
+        "presets": storage.distinct_values(db, "preset"),
+        "frontends": storage.distinct_values(db, "frontend"),
+        "player_counts": storage.distinct_values(db, "player_count"),
+    }
+    try:
+        flt = game_filter(args, LIST_PAGE_PARAMS)
+        sort = args.get("sort", "date")
+        if sort not in storage.SORTS:
+            raise BadQuery(f"sort must be one of {', '.join(storage.SORTS)}, not {sort!r}")
+        order = args.get("order", "desc")
+        if order not in ("asc", "desc"):
+            raise BadQuery(f"order must be asc or desc, not {order!r}")
+        if "after" in args and "before" in args:
+            raise BadQuery("give after or before, not both")
+        after = _cursor("after", args["after"], sort) if "after" in args else None
+        before = _cursor("before", args["before"], sort) if "before" in args else None
+    except (ApiError, BadQuery) as exc:
+        message = exc.message if isinstance(exc, ApiError) else str(exc)
+        return render_template("games.html", rows=[], problem=message, args=args,
+                               options=options, total=None, sort="date", order="desc",
+                               links={}, sort_links={}, labels=SORT_LABELS), 400
+
+    limit = int(current_app.config["PAGE_SIZE"])
+    rows = storage.page_games(db, flt, sort=sort, descending=order == "desc", after=after,
+                              before=before, limit=limit + 1)
+    if before is not None:
+        has_prev, has_next = len(rows) > limit, True
+        rows = rows[-limit:]
+    else:
+        has_prev, has_next = after is not None, len(rows) > limit
+        rows = rows[:limit]
+    base = {k: v for k, v in args.items() if k not in ("after", "before")}
+
+    def link(**extra: str) -> str:
+        params = {**base, **extra}
+        return url_for("games.games_list") + (f"?{urlencode(params)}" if params else "")
+
+    links = {
+        "first": link() if has_prev else None,
+        "prev": link(before=_cursor_text(rows[0], sort)) if has_prev and rows else None,
+        "next": link(after=_cursor_text(rows[-1], sort)) if has_next and rows else None,
+    }
+    sort_links = {}
+    for key in storage.SORTS:
+        flip = "asc" if key == sort and order == "desc" else "desc"
+        params = {k: v for k, v in base.items() if k not in ("sort", "order")}
+        params.update(sort=key, order=flip)
+        sort_links[key] = url_for("games.games_list") + "?" + urlencode(params)
+    return render_template(
+        "games.html", rows=[_row(r) for r in rows], problem=None, args=args, options=options,
+        total=storage.count_games(db, flt), sort=sort, order=order, links=links,
+        sort_links=sort_links, labels=SORT_LABELS,
+    )
+
+
+def _row(row: dict[str, Any]) -> dict[str, Any]:
+    """A games row as the table shows it: names for seats, the date without seconds."""
+    players = row.get("players") or []
+    names = [(p.get("name") or p.get("id") or "?") if isinstance(p, dict) else str(p)
+             for p in players]
+    winners = [names[w] for w in row.get("winners") or [] if 0 <= w < len(names)]
+    played = row.get("played_at") or ""
+    return {
+        **row,
+        "names": names,
+        "ids": [p.get("id") if isinstance(p, dict) else None for p in players],
+        "winner_names": winners,
+        "date": played[:16].replace("T", " "),
+        "score_text": _points(row.get("winner_score")),
+    }
+
+
+def _points(value: Any) -> str:
+    if value is None:
+        return ""
+    number = float(value)
+    return str(int(number)) if number.is_integer() else f"{number:.2f}"
