@@ -105,6 +105,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     hostile = make_game(3, ruleset="spilop", players=2, game_id="hostile-names")
     hostile["players"][0]["name"] = HOSTILE
     hostile["players"][1]["id"] = "<b>bold</b>"
+    hostile["players"][1].pop("name", None)  # shown by its id
     docs.append(hostile)
     _, outcomes = ingest.import_upload(db, "".join(json.dumps(d) + "\n" for d in docs).encode())
     ids = {o.game_id: o.id for o in outcomes if o.id is not None}
@@ -216,7 +217,7 @@ def test_open_from_the_list_and_step_with_the_keys(browser: Any, site: dict[str,
     p = Page(browser)
     page = p.page
     page.goto(f"{site['url']}/games?player=ingaan")
-    page.get_by_role("link", name="spilop-duel-1", exact=False).first.click()
+    page.get_by_role("link", name="spilop-duel-1", exact=True).click()
     page.wait_for_selector('#replay[data-ready="true"]')
     assert page.url.split("#")[0].endswith(f"/games/{site['ids']['spilop-duel-1']}")
     check_moment(page, doc, table)
@@ -255,9 +256,9 @@ def test_open_from_the_list_and_step_with_the_keys(browser: Any, site: dict[str,
     check_moment(page, doc, table)
     # play runs on its own and pause stops it
     page.get_by_label("Speed").select_option("4")
-    page.get_by_role("button", name="Play").click()
-    page.wait_for_function("location.hash !== '#r4m0'", timeout=5000)
-    page.get_by_role("button", name="Pause").click()
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_function("() => location.hash !== '#r4m0'", timeout=5000)
+    page.get_by_role("button", name="Pause", exact=True).click()
     stopped = page.evaluate("location.hash")
     page.wait_for_timeout(700)
     assert page.evaluate("location.hash") == stopped
@@ -277,7 +278,7 @@ def test_a_link_lands_on_its_moment(browser: Any, site: dict[str, Any]) -> None:
     assert len(now["board"]) == len(table[(2, 14)]["board"]) > 0
     # editing the address moves the page too
     page.evaluate("location.hash = '#r3m5'")
-    page.wait_for_function("document.getElementById('replay').dataset.move === '5'")
+    page.wait_for_function("() => document.getElementById('replay').dataset.move === '5'")
     assert shown(page)["round"] == 3
     check_moment(page, doc, table)
     # the choices the mover had, with the one played marked
@@ -443,14 +444,35 @@ def test_a_refused_log_plays_up_to_its_error(browser: Any, site: dict[str, Any],
 def test_list_filters_live_in_the_address(browser: Any, site: dict[str, Any]) -> None:
     p = Page(browser)
     page = p.page
-    page.goto(f"{site['url']}/games?preset=classic")
-    rows = page.locator("table tbody tr")
-    n = rows.count()
-    assert n > 0
-    assert all("classic" in rows.nth(i).inner_text() for i in range(n))
-    page.goto(f"{site['url']}/games?preset=kozel&players=4")
-    rows = page.locator("table tbody tr")
-    assert rows.count() == len(read_jsonl(SAMPLES / "kozel-4p.jsonl"))
+    page.goto(f"{site['url']}/games")
+    form = page.get_by_role("search", name="Filter the games")
+    form.get_by_label("Preset").select_option("kozel")
+    form.get_by_label("Players").select_option("4")
+    form.get_by_role("button", name="Show").click()
+    page.wait_for_url("**/games?*")
+    assert "preset=kozel" in page.url and "players=4" in page.url
+    rows = page.locator("table.game-list tbody tr")
+    kozel4 = read_jsonl(SAMPLES / "kozel-4p.jsonl")
+    assert rows.count() == len(kozel4)
+    assert all("kozel" in rows.nth(i).inner_text() for i in range(rows.count()))
+    # the address is the list: opening it again gives the same rows
+    again = Page(browser)
+    again.page.goto(page.url)
+    assert again.page.locator("table.game-list tbody tr").count() == len(kozel4)
+    again.close()
+    # a search by name
+    page.goto(f"{site['url']}/games")
+    form = page.get_by_role("search", name="Filter the games")
+    form.get_by_label("Player id or name").fill("Inga")
+    form.get_by_role("button", name="Show").click()
+    page.wait_for_url("**q=Inga*")
+    rows = page.locator("table.game-list tbody tr")
+    assert rows.count() > 0
+    for i in range(rows.count()):  # each row has a player called so, or with such an id
+        players = rows.nth(i).locator(".player")
+        seen = [players.nth(k).inner_text() + " " + (players.nth(k).get_attribute("title") or "")
+                for k in range(players.count())]
+        assert any("inga" in text.lower() for text in seen), seen
     p.close()
 
 
