@@ -223,8 +223,9 @@ class _Builder:
 
         round_bonus = list(state.bonus)
         if over and result is not None:
-            scores = [number(self.base[p] + result.points[p] + result.bonus[p])
-                      for p in range(players)]
+            # the round's last frame is built once the walk has added the round to the
+            # match: its totals are the match's, whatever the scoring rules added
+            scores = [number(s) for s in self.game.match.scores]
             ended: str | None = "blocked" if result.blocked else "domino"
         else:
             scores = [number(self.base[p] + round_bonus[p]) for p in range(players)]
@@ -266,6 +267,7 @@ class _Builder:
         placed = self.placed
         counts = self.counts
         raw = state.board
+        closed = getattr(state, "closed_tiles", ())  # doubles played closed (house rule)
         for seq in range(len(placed), len(raw)):
             entry = raw[seq]
             a, b, e = entry[0], entry[1], entry[2]
@@ -280,6 +282,7 @@ class _Builder:
                 "end": END_NAMES[e] if 0 <= e < len(END_NAMES) else None,
                 "double": a == b,
                 "spinner": seq == 0 and bool(state.spinner),
+                "closed": seq in closed,
             })
         return list(placed)
 

@@ -193,9 +193,9 @@ def test_placed_tiles_face_their_ends() -> None:
     assert frames["game"]["spinner"] is True
     opening = fl[1]["board"][0]
     assert opening == {"seq": 0, "tile": "6-6", "a": 6, "b": 6, "end": None, "double": True,
-                       "spinner": True}
+                       "spinner": True, "closed": False}
     assert fl[2]["board"][1] == {"seq": 1, "tile": "6-1", "a": 6, "b": 1, "end": "right",
-                                 "double": False, "spinner": False}
+                                 "double": False, "spinner": False, "closed": False}
     assert fl[2]["ends"] == {"left": 6, "right": 1, "up": 6, "down": 6}
     assert fl[3]["board"][2]["a"] == 6 and fl[3]["board"][2]["b"] == 4
     assert fl[3]["ends"]["left"] == 4
