@@ -301,7 +301,7 @@ def test_point_of_view_hides_the_others_and_shows_what_they_lack(
     # a moment where seat 0 knows seat 1 lacks something
     target = next(
         (r["round"], f["m"], f) for r in frames["rounds"] for f in r["frames"]
-        if f["lacks"]["seats"][0][1]
+        if f["lacks"]["seats"][0][1] and f["phase"] != "over"
     )
     r, m, frame = target
     p = Page(browser)
@@ -319,6 +319,13 @@ def test_point_of_view_hides_the_others_and_shows_what_they_lack(
     page.get_by_label("Point of view").select_option(index=0)
     assert shown(page)["hands"] == frame["hands"]
     assert page.locator(".seat .lacks").count() == 0
+    # at the end of the round every hand is shown, as players show them to count pips
+    page.get_by_label("Point of view").select_option(index=1)
+    page.keyboard.press("PageDown")
+    page.keyboard.press("ArrowLeft")  # the last move of round r
+    end = frames["rounds"][r - 1]["frames"][-1]
+    assert shown(page)["move"] == end["m"] and end["phase"] == "over"
+    assert shown(page)["hands"] == end["hands"]
     p.close()
 
 

@@ -114,14 +114,15 @@ export function drawSeats(root, game, frame, prev, view, round, compact) {
     nums.append(count);
     card.append(nums);
 
-    const faceUp = view === null || view === seat;
+    // once a round is over the hands are shown, as players do to count their pips
+    const faceUp = view === null || view === seat || frame.phase === "over";
     const fresh = faceUp && move && move.action === "draw" && move.player === seat && prev
       ? newTiles(prev.hands[seat], hand) : new Set();
     const svg = handSvg(hand, faceUp, fresh, unitPx);
     svg.classList.toggle("face-down", !faceUp);
     card.append(svg);
 
-    if (view !== null && seat !== view) {
+    if (!faceUp) {
       const known = frame.lacks && frame.lacks.seats && frame.lacks.seats[view]
         ? frame.lacks.seats[view][seat] || [] : [];
       const lacks = document.createElement("p");
