@@ -192,6 +192,8 @@ def shown(page: Any) -> dict[str, Any]:
           counts: seats.map((s) => Number(s.querySelector(".count").dataset.count)),
           scores: seats.map((s) => Number(s.querySelector(".score").dataset.score)),
           boneyard: Number(document.getElementById("boneyard").dataset.count),
+          marks: Object.fromEntries([...document.querySelectorAll("#board .end-mark")]
+            .map((m) => [m.dataset.end, Number(m.textContent)])),
         };
     }""")
 
@@ -206,6 +208,10 @@ def check_moment(page: Any, doc: dict[str, Any], table: dict[tuple[int, int], An
     want = table[(now["round"], now["move"])]
     assert same_tiles(now["board"], want["board"]), (now, want)
     assert now["ends"] == want["ends"]
+    # the table marks each open end with its number (a spinner's empty arm is not drawn)
+    assert now["marks"].items() <= want["ends"].items()
+    if want["board"]:
+        assert {"left", "right"} <= now["marks"].keys()
     assert now["hands"] == want["hands"]
     assert now["scores"] == pytest.approx(want["scores"])
     assert now["boneyard"] == want["boneyard"]

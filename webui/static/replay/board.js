@@ -37,7 +37,7 @@ export class Board {
    * Draw `board` (the frame's PLACED list) with the round's layout. `fresh` names the
    * seq of a tile just placed (animated); `last` the one placed by this frame's move.
    */
-  draw(key, fullest, board, {fresh = null, last = null} = {}) {
+  draw(key, fullest, board, {fresh = null, last = null, ends = null} = {}) {
     const svg = this.svg;
     svg.replaceChildren();
     let lay = this.layoutFor(key, fullest);
@@ -66,6 +66,27 @@ export class Board {
         "data-a": t.a, "data-b": t.b, "data-end": t.end ?? "opening",
         "data-cells": cells.flat().join(","),
       });
+    }
+    if (ends) this.drawEnds(lay, board, ends);
+  }
+
+  /**
+   * A small mark past each open end with the number it shows, so a pass or a block can
+   * be read off the table. A spinner's up and down ends are marked once a tile lies there.
+   */
+  drawEnds(lay, board, ends) {
+    const lastOn = {};
+    for (const t of board) if (t.end) lastOn[t.end] = t;
+    const marks = el("g", {class: "ends", "aria-hidden": "true"}, this.svg);
+    for (const [end, value] of Object.entries(ends)) {
+      if (value === null || value === undefined) continue;
+      const tile = lastOn[end];
+      const at = tile ? lay.tails.get(tile.seq) : lay.tails.get(end);
+      if (!at) continue;
+      const g = el("g", {class: "end-mark", "data-end": end}, marks);
+      el("circle", {cx: at[0], cy: at[1], r: 0.33}, g);
+      const label = el("text", {x: at[0], y: at[1]}, g);
+      label.textContent = String(value);
     }
   }
 }

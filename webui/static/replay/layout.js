@@ -37,7 +37,7 @@ function put(tile, p, d) {
  * Lay one arm out. `lo`/`hi` bound the runs along the arm's axis; the corner tile
  * may reach them, the straight runs stop one cell short so the corner fits.
  */
-function layArm(tiles, start, spec, lo, hi, out) {
+function layArm(tiles, start, spec, lo, hi, out, tails) {
   let p = start;
   let sign = spec.dir;
   let d = spec.axis === 0 ? [sign, 0] : [0, sign];
@@ -49,6 +49,7 @@ function layArm(tiles, start, spec, lo, hi, out) {
         const placed = put(tile, p, d);
         out.set(tile.seq, placed.cells);
         p = placed.next;
+        tails.set(tile.seq, add(p, d, 0.5));
         continue;
       }
       const back = spec.axis === 0 ? [sign, 0] : [0, sign];
@@ -71,6 +72,7 @@ function layArm(tiles, start, spec, lo, hi, out) {
     const placed = put(tile, p, d);
     out.set(tile.seq, placed.cells);
     p = placed.next;
+    tails.set(tile.seq, add(p, d, 0.5)); // where the next tile's touching half would go
     if (!turning) inRun += 1;
   }
 }
@@ -78,7 +80,8 @@ function layArm(tiles, start, spec, lo, hi, out) {
 /** Lay out `board` (PLACED list) with half-widths `x` (left/right runs) and `y` (up/down). */
 export function layoutWith(board, x, y) {
   const cells = new Map();
-  if (!board.length) return {cells, box: [0, 0, 0, 0]};
+  const tails = new Map(); // seq -> the centre of the cell just past it, along its arm
+  if (!board.length) return {cells, tails, box: [0, 0, 0, 0]};
   const opening = board.find((t) => t.end == null) || board[0];
   const arms = {left: [], right: [], up: [], down: []};
   for (const t of board) {
@@ -92,13 +95,15 @@ export function layoutWith(board, x, y) {
     cells.set(opening.seq, [[-0.5, 0], [0.5, 0]]);
   }
   const half = opening.double ? 0.5 : 1;
+  tails.set("left", [-half - 0.5, 0]);
+  tails.set("right", [half + 0.5, 0]);
   // a run may end one cell past its bound (a double that does not fit is laid anyway,
   // then the corner follows it), so the runs coming back stop well clear of the middle
   const inner = 2.5;
-  layArm(arms.left, [-half, 0], ARMS.left, -x, pinwheel ? -inner : x, cells);
-  layArm(arms.right, [half, 0], ARMS.right, pinwheel ? inner : -x, x, cells);
-  layArm(arms.up, [0, -1], ARMS.up, -y, -inner, cells);
-  layArm(arms.down, [0, 1], ARMS.down, inner, y, cells);
+  layArm(arms.left, [-half, 0], ARMS.left, -x, pinwheel ? -inner : x, cells, tails);
+  layArm(arms.right, [half, 0], ARMS.right, pinwheel ? inner : -x, x, cells, tails);
+  layArm(arms.up, [0, -1], ARMS.up, -y, -inner, cells, tails);
+  layArm(arms.down, [0, 1], ARMS.down, inner, y, cells, tails);
   let minX = Infinity; let minY = Infinity; let maxX = -Infinity; let maxY = -Infinity;
   for (const pair of cells.values()) {
     for (const [cx, cy] of pair) {
@@ -106,7 +111,7 @@ export function layoutWith(board, x, y) {
       minY = Math.min(minY, cy - 0.5); maxY = Math.max(maxY, cy + 0.5);
     }
   }
-  return {cells, box: [minX, minY, maxX, maxY], pinwheel};
+  return {cells, tails, box: [minX, minY, maxX, maxY], pinwheel};
 }
 
 /**

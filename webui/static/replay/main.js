@@ -177,7 +177,7 @@ class Replay {
     const moved = frame.move && frame.move.action === "play";
     const lastSeq = moved && frame.board.length ? frame.board[frame.board.length - 1].seq : null;
     this.board.draw(ri, this.fullest[ri], frame.board || [],
-      {fresh: fresh ? lastSeq : null, last: lastSeq});
+      {fresh: fresh ? lastSeq : null, last: lastSeq, ends: frame.board.length ? frame.ends : null});
     const events = describe(this.game, round, frame, prev, this.view);
     const ev = $("events");
     ev.replaceChildren();
