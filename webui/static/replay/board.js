@@ -59,6 +59,7 @@ export class Board {
       const classes = ["tile"];
       if (t.double) classes.push("double");
       if (t.spinner) classes.push("spinner");
+      if (t.closed) classes.push("closed"); // a closed double (house rule): its end is shut
       if (t.seq === last) classes.push("last");
       if (t.seq === fresh) classes.push("fresh");
       drawTile(layer, cells, [t.a, t.b], {
