@@ -13,7 +13,6 @@ const STEP_MS = 1100; // one move at speed 1
 class Replay {
   constructor(root, data) {
     this.root = root;
-    this.data = data;
     this.game = data.game || {};
     this.rounds = (data.rounds || []).filter((r) => r && (r.frames || []).length);
     this.error = data.error || null;
@@ -31,11 +30,6 @@ class Replay {
   }
 
   current() { return this.positions[this.pos] || [0, 0]; }
-
-  frame() {
-    const [ri, fi] = this.current();
-    return this.rounds[ri].frames[fi];
-  }
 
   /** "Round 2, move 14", as the scrubber reads it out. */
   where() {
@@ -178,6 +172,9 @@ class Replay {
     const lastSeq = moved && frame.board.length ? frame.board[frame.board.length - 1].seq : null;
     this.board.draw(ri, this.fullest[ri], frame.board || [],
       {fresh: fresh ? lastSeq : null, last: lastSeq, ends: frame.board.length ? frame.ends : null});
+    const count = (frame.board || []).length;
+    $("board").setAttribute("aria-label", count
+      ? `${count} ${count === 1 ? "tile" : "tiles"} on the table; ends: ${et}` : "No tile on the table yet");
     const events = describe(this.game, round, frame, prev, this.view);
     const ev = $("events");
     ev.replaceChildren();
