@@ -11,6 +11,7 @@ a failure.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -74,6 +75,10 @@ def moments(doc: dict[str, Any]) -> dict[tuple[int, int], dict[str, Any]]:
                 state, [s + b for s, b in zip(before, state.bonus, strict=True)])
         if isinstance(event, RoundEnd):
             out[(event.round, event.state.moves)] = snapshot(event.state, list(game.match.scores))
+    if isinstance(event, MoveEvent):  # the log stops in the middle of a round
+        state = event.state
+        out[(event.round, state.moves)] = snapshot(
+            state, [s + b for s, b in zip(before, state.bonus, strict=True)])
     return out
 
 
@@ -108,6 +113,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     hostile["players"][1]["id"] = "<b>bold</b>"
     hostile["players"][1].pop("name", None)  # shown by its id
     docs.append(hostile)
+    cut = copy.deepcopy(docs[0])  # a game cut off in the middle of its third round
+    cut["game_id"] = "cut-off"
+    cut["rounds"] = cut["rounds"][:3]
+    cut["rounds"][2]["moves"] = cut["rounds"][2]["moves"][:5]
+    cut["rounds"][2].pop("result", None)
+    cut.pop("result", None)
+    docs.append(cut)
     _, outcomes = ingest.import_upload(db, "".join(json.dumps(d) + "\n" for d in docs).encode())
     ids = {o.game_id: o.id for o in outcomes if o.id is not None}
     assert len(ids) == len(docs), [o.to_json() for o in outcomes if o.id is None]
@@ -350,6 +362,21 @@ def test_names_from_a_log_are_text(browser: Any, site: dict[str, Any]) -> None:
     page.keyboard.press("End")
     assert HOSTILE in page.locator("#summary").inner_text()
     assert page.locator("img").count() == 0
+    p.close()
+
+
+def test_an_unfinished_game_opens_like_any_other(browser: Any, site: dict[str, Any]) -> None:
+    doc = site["docs"]["cut-off"]
+    table = moments(doc)
+    p = Page(browser)
+    page = p.open(f"{site['url']}/games/{site['ids']['cut-off']}")
+    check_moment(page, doc, table)
+    page.keyboard.press("End")
+    assert page.evaluate("location.hash") == "#r3m5"
+    check_moment(page, doc, table)
+    assert "not finished" in page.locator("#summary").inner_text()
+    assert page.locator(".game-summary").count() == 0
+    assert not page.locator("#refusal").is_visible()
     p.close()
 
 
