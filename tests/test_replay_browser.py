@@ -482,6 +482,14 @@ def test_a_refused_log_plays_up_to_its_error(browser: Any, site: dict[str, Any],
     assert "not this player's turn" in here.inner_text()
     assert shown(page)["move"] == 1
     assert shown(page)["board"] and len(shown(page)["board"]) == 1
+    # a pasted log refused before its first deal: the reason, and nothing to play
+    page.goto(f"{site['url']}/watch")
+    page.fill("textarea", json.dumps({**doc, "ruleset": "nope"}))
+    page.locator("form button[type=submit]").first.click()
+    page.wait_for_selector('#replay[data-ready="true"]')
+    assert '"nope" is not a preset' in page.locator("#refusal").inner_text()
+    assert not page.locator("#table").is_visible()
+    assert not page.locator("#error-jump").is_visible()
     p.close()
     assert stored_games(site) == before  # watching stores nothing
 

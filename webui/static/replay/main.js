@@ -253,7 +253,8 @@ function setup(root, data) {
       ? `Refused at round ${e.round}, move ${e.move}: ${e.message}` : `Refused: ${e.message}`;
     banner.hidden = false;
   }
-  if (!replay.positions.length) {
+  if (!replay.positions.length) { // refused before its first deal: nothing to play
+    root.querySelector("#error-jump").hidden = true;
     root.querySelector("#table").hidden = true;
     root.querySelector("#controls").hidden = true;
     root.setAttribute("aria-busy", "false");
