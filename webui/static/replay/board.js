@@ -9,6 +9,8 @@ export class Board {
     this.svg = svg;
     this.cache = new Map(); // round index -> layout for the current size
     this.size = null;
+    this.center = null; // {key, x, y}: where the view is centred, for gliding to the next
+    this.gliding = 0;
   }
 
   /** Forget layouts (the table changed size). */
@@ -44,14 +46,17 @@ export class Board {
     if (board.some((t) => !lay.cells.has(t.seq))) { // not a prefix: lay this frame out alone
       lay = layout(board, this.size[0], this.size[1]);
     }
-    const [w, h] = this.size;
-    const unit = lay.unit;
-    const [x0, y0, x1, y1] = board.length ? lay.box : [-1, -1, 1, 1];
-    const cx = (x0 + x1) / 2;
-    const cy = (y0 + y1) / 2;
-    const vw = w / unit;
-    const vh = h / unit;
-    svg.setAttribute("viewBox", `${cx - vw / 2} ${cy - vh / 2} ${vw} ${vh}`);
+    // the scale is the round's (its whole line fits), the view centres on what lies now
+    let x0 = Infinity; let y0 = Infinity; let x1 = -Infinity; let y1 = -Infinity;
+    for (const t of board) {
+      for (const [cx, cy] of lay.cells.get(t.seq) || []) {
+        x0 = Math.min(x0, cx - 0.5); x1 = Math.max(x1, cx + 0.5);
+        y0 = Math.min(y0, cy - 0.5); y1 = Math.max(y1, cy + 0.5);
+      }
+    }
+    if (!board.length) [x0, y0, x1, y1] = [-1, -1, 1, 1];
+    this.view = [this.size[0] / lay.unit, this.size[1] / lay.unit];
+    this.panTo(key, (x0 + x1) / 2, (y0 + y1) / 2, fresh !== null);
     const layer = el("g", {class: "line"}, svg);
     for (const t of board) {
       const cells = lay.cells.get(t.seq);
@@ -69,6 +74,31 @@ export class Board {
       });
     }
     if (ends) this.drawEnds(lay, board, ends);
+  }
+
+  /** Centre the view on (cx, cy): gliding there after a move, at once after a jump. */
+  panTo(key, cx, cy, glide) {
+    cancelAnimationFrame(this.gliding);
+    const from = this.center && this.center.key === key ? this.center : null;
+    this.center = {key, x: cx, y: cy};
+    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    if (!glide || !from || still) {
+      this.setView(cx, cy);
+      return;
+    }
+    const start = performance.now();
+    const step = (now) => {
+      const k = Math.min(1, (now - start) / 260);
+      const e = 1 - (1 - k) ** 3;
+      this.setView(from.x + (cx - from.x) * e, from.y + (cy - from.y) * e);
+      if (k < 1) this.gliding = requestAnimationFrame(step);
+    };
+    this.gliding = requestAnimationFrame(step);
+  }
+
+  setView(cx, cy) {
+    const [vw, vh] = this.view;
+    this.svg.setAttribute("viewBox", `${cx - vw / 2} ${cy - vh / 2} ${vw} ${vh}`);
   }
 
   /**
