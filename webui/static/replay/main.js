@@ -110,15 +110,21 @@ class Replay {
     clearTimeout(this.timer);
     if (!this.playing) return;
     const [ri, fi] = this.current();
-    const endOfRound = fi === this.rounds[ri].frames.length - 1;
-    const wait = (endOfRound ? 3 : 1) * STEP_MS / this.speed;
+    const frames = this.rounds[ri].frames;
+    const endOfRound = fi === frames.length - 1;
+    let wait = (endOfRound ? 3 : 1) * STEP_MS / (this.speed || 1);
+    if (this.speed === 0 && !endOfRound) { // as played: the time the mover took, if logged
+      const ms = frames[fi + 1].move && frames[fi + 1].move.ms;
+      if (typeof ms === "number" && ms >= 0) wait = Math.min(Math.max(ms, 250), 8000);
+    }
     this.timer = setTimeout(() => {
       this.go(this.pos + 1);
       this.schedule();
     }, wait);
   }
 
-  setSpeed(s) { this.speed = s > 0 ? s : 1; this.schedule(); }
+  /** Moves per STEP_MS; 0 plays at the pace the log recorded (each move's `ms`). */
+  setSpeed(s) { this.speed = s >= 0 ? s : 1; this.schedule(); }
 
   setView(seat) { this.view = seat; this.render(false); }
 
