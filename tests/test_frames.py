@@ -350,3 +350,36 @@ def test_post_frames_size_limit(tmp_path: Path, game_pool: list[dict[str, Any]])
     r = app.test_client().post("/api/frames", data=json.dumps(game_pool[0]))
     assert r.status_code == 413
     assert r.get_json()["ok"] is False
+
+
+def test_a_stored_games_frames_are_built_once(client: Any, auth: dict[str, str],
+                                              game_pool: list[dict[str, Any]],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import webui.api
+
+    up = client.post("/api/games", data=json.dumps(game_pool[7]), headers=auth)
+    game_pk = up.get_json()["data"]["games"][0]["id"]
+    first = client.get(f"/api/games/{game_pk}/frames")
+    assert first.status_code == 200
+
+    def no_build(*_: Any, **__: Any) -> Any:
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(webui.api, "build_frames", no_build)
+    again = client.get(f"/api/games/{game_pk}/frames")
+    assert again.status_code == 200 and again.data == first.data
+    assert again.mimetype == "application/json"
+
+
+def test_the_frames_cache_keeps_to_its_budget() -> None:
+    from webui.api import FramesCache
+
+    cache = FramesCache()
+    cache.put(("db", 1, "a"), b"x" * 60, 100)
+    cache.put(("db", 2, "b"), b"y" * 30, 100)
+    assert cache.get(("db", 1, "a")) is not None  # now the most recent
+    cache.put(("db", 3, "c"), b"z" * 30, 100)  # 120 bytes: the oldest, game 2, goes
+    assert cache.get(("db", 2, "b")) is None
+    assert cache.get(("db", 1, "a")) == b"x" * 60 and cache.get(("db", 3, "c")) == b"z" * 30
+    cache.put(("db", 4, "d"), b"w" * 101, 100)  # larger than the budget: not kept
+    assert cache.get(("db", 4, "d")) is None

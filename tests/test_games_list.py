@@ -335,3 +335,31 @@ def test_the_upload_report_without_javascript_links_refusals_to_watch(
     watched = client.post("/watch", data={"log": sent})
     assert watched.status_code == 200 and "frames-data" in watched.get_data(as_text=True)
     assert 'href="/games/' in text  # the accepted game opens its replay
+
+
+@pytest.mark.parametrize("by_filter", [False, True])
+@pytest.mark.parametrize("sort", ["date", "score"])
+def test_both_query_plans_page_alike(db: Any, db_path: Path, stored: list[dict[str, Any]],
+                                     by_filter: bool, sort: str) -> None:
+    """Walking the sort index or sorting the filter's matches gives the same pages."""
+    flt = storage.GameFilter(status="finished")
+    column = storage.SORTS[sort]
+    expected = [r[0] for r in rows(db_path, f"SELECT id FROM games WHERE status = 'finished' "
+                                            f"ORDER BY {column} DESC, id DESC")]
+    seen: list[int] = []
+    after = None
+    while True:
+        page = storage.page_games(db, flt, sort=sort, after=after, limit=4,
+                                  by_filter=by_filter)
+        if not page:
+            break
+        seen += [r["id"] for r in page]
+        after = (page[-1][column], page[-1]["id"])
+    assert seen == expected
+    ninth = rows(db_path, f"SELECT {column}, id FROM games WHERE id = ?", expected[8])[0]
+    back = storage.page_games(db, flt, sort=sort, before=ninth, limit=4, by_filter=by_filter)
+    assert [r["id"] for r in back] == expected[4:8]
+
+
+def test_few_enough() -> None:
+    assert storage.few_enough(3000, 200_000) and not storage.few_enough(3300, 200_000)

@@ -68,6 +68,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         PARSE_LIMITS=None,  # a recorder.parse.Limits; None uses the parser's defaults
         PAGE_SIZE=50,
         MAX_PAGE_SIZE=1000,
+        FRAMES_CACHE_BYTES=64 * 1024 * 1024,  # built frames kept for stored games; 0: none
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

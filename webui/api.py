@@ -12,6 +12,8 @@ reading is open unless ``READS_NEED_TOKEN`` is set.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from datetime import date
 from typing import Any, NoReturn
@@ -55,13 +57,16 @@ def fail(status: int, code: str, message: str, **extra: Any) -> NoReturn:
     raise ApiError(status, code, message, **extra)
 
 
-def envelope(data: Any, *, status: int = 200, meta: dict[str, Any] | None = None) -> Response:
-    """The success envelope."""
+def envelope(data: Any, *, status: int = 200, meta: dict[str, Any] | None = None,
+             compact: bool = False) -> Response:
+    """The success envelope; ``compact`` drops the spaces (large answers such as frames)."""
     body: dict[str, Any] = {"ok": True, "data": data}
     if meta is not None:
         body["meta"] = meta
+    separators = (",", ":") if compact else None
     return current_app.response_class(
-        json.dumps(body, ensure_ascii=False) + "\n", status=status, mimetype="application/json"
+        json.dumps(body, ensure_ascii=False, separators=separators) + "\n", status=status,
+        mimetype="application/json",
     )
 
 
@@ -398,13 +403,65 @@ def get_log(game_pk: int) -> Response:
 # Replay frames (docs/frames.md).
 
 
+class FramesCache:
+    """The answers of recent frames requests, up to a budget of bytes, newest kept.
+
+    A stored game never changes (its id always names the same content), so its frames
+    are built once and served again as the same bytes: opening a game a second time, or
+    by a second viewer, costs a lookup instead of a replay. Keyed by the database file,
+    the game and its content hash; emptied when the process restarts (as a new version
+    of the recorder does).
+    """
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int, str]) -> bytes | None:
+        with self._lock:
+            body = self._items.get(key)
+            if body is not None:
+                self._items.move_to_end(key)
+            return body
+
+    def put(self, key: tuple[str, int, str], body: bytes, budget: int) -> None:
+        if len(body) > budget:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._size -= len(old)
+            self._items[key] = body
+            self._size += len(body)
+            while self._size > budget:
+                _, dropped = self._items.popitem(last=False)
+                self._size -= len(dropped)
+
+
+frames_cache = FramesCache()
+
+
 @bp.get("/games/<int:game_pk>/frames")
 def game_frames(game_pk: int) -> Response:
     """The frames of a stored game: the table after every move, for the replay page."""
-    row = storage.get_game(get_db(), game_pk)
-    if row is None:
+    db = get_db()
+    found = db.execute("SELECT content_hash FROM games WHERE id = ?", [game_pk]).fetchone()
+    if found is None:
         fail(404, "game/not-found", f"there is no game #{game_pk}")
-    return envelope(build_frames(json.loads(row["log"]), game_pk=game_pk))
+    budget = int(current_app.config.get("FRAMES_CACHE_BYTES", 0))
+    key = (str(current_app.config["DATABASE"]), game_pk, str(found[0]))
+    body = frames_cache.get(key) if budget else None
+    if body is None:
+        row = storage.get_game(db, game_pk)
+        if row is None:  # pragma: no cover - removed between the two reads
+            fail(404, "game/not-found", f"there is no game #{game_pk}")
+        response = envelope(build_frames(json.loads(row["log"]), game_pk=game_pk),
+                            compact=True)
+        if budget:
+            frames_cache.put(key, response.get_data(), budget)
+        return response
+    return current_app.response_class(body, mimetype="application/json")
 
 
 class UnreadableLog(Exception):
@@ -460,4 +517,4 @@ def frames_of_body() -> Response:
         doc = pick_document(data, index, parse_limits())
     except UnreadableLog as exc:
         fail(exc.status, exc.code, exc.message)
-    return envelope(build_frames(doc))
+    return envelope(build_frames(doc), compact=True)

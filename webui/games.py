@@ -190,8 +190,11 @@ def games_list() -> Response | tuple[str, int] | str:
                                links={}, sort_links={}, labels=SORT_LABELS), 400
 
     limit = int(current_app.config["PAGE_SIZE"])
+    total = storage.count_games(db, flt)
+    narrow = flt != storage.GameFilter() and storage.few_enough(
+        total, storage.count_games(db, storage.GameFilter()))
     rows = storage.page_games(db, flt, sort=sort, descending=order == "desc", after=after,
-                              before=before, limit=limit + 1)
+                              before=before, limit=limit + 1, by_filter=narrow)
     if before is not None:
         has_prev, has_next = len(rows) > limit, True
         rows = rows[-limit:]
@@ -217,7 +220,7 @@ def games_list() -> Response | tuple[str, int] | str:
         sort_links[key] = url_for("games.games_list") + "?" + urlencode(params)
     return render_template(
         "games.html", rows=[_row(r) for r in rows], problem=None, args=args, options=options,
-        total=storage.count_games(db, flt), sort=sort, order=order, links=links,
+        total=total, sort=sort, order=order, links=links,
         sort_links=sort_links, labels=SORT_LABELS,
     )
 
