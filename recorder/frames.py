@@ -20,10 +20,11 @@ no change here unless they add something the page must draw.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from recorder.engine import END_NAMES, OVER, Move, Round
+from recorder.engine import END_NAMES, OVER, Move, Round, RoundResult
 from recorder.errors import RecorderError, SchemaError
 from recorder.knowledge import Knowledge
 from recorder.replay import (
@@ -168,9 +169,10 @@ class _Builder:
             e = state.board[-1][2]
             end = END_NAMES[e] if 0 <= e < len(END_NAMES) else None
             played = _kind_name(state.tiles, tile)
+            closed = bool(getattr(move, "closed", False))
             for c in pending.choices:
                 c["played"] = (c["action"] == "play" and c["tile"] == played
-                               and c["end"] == end)
+                               and c["end"] == end and c["closed"] == closed)
         else:
             if move.action == "draw" and tile is None:
                 tile = pending.drawn_tile
@@ -181,13 +183,14 @@ class _Builder:
         if gained > 0:
             bonus = {"seat": seat, "points": gained, "end_sum": state.open_end_sum()}
         name = self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
-        shown = Move(seat, move.action, tile, end)
+        shown = replace(move, tile=tile, end=end)
         public = shown if move.action != "draw" else Move(seat, "draw")
         info = {
             "player": seat,
             "action": move.action,
             "tile": tile,
             "end": end,
+            "closed": bool(getattr(move, "closed", False)),
             "ms": pending.ms,
             "text": f"{name} {shown.text()}",
             "public_text": f"{name} {public.text()}",
@@ -198,7 +201,7 @@ class _Builder:
         assert self.game is not None
         result = event.result
         summary = round_answer(result)
-        summary["how"] = "blocked" if result.blocked else "domino"
+        summary["how"] = how_ended(result)
         summary["scores"] = [number(s) for s in self.game.match.scores]
         self.rounds[-1]["summary"] = summary
 
@@ -226,7 +229,7 @@ class _Builder:
             # the round's last frame is built once the walk has added the round to the
             # match: its totals are the match's, whatever the scoring rules added
             scores = [number(s) for s in self.game.match.scores]
-            ended: str | None = "blocked" if result.blocked else "domino"
+            ended: str | None = how_ended(result)
         else:
             scores = [number(self.base[p] + round_bonus[p]) for p in range(players)]
             ended = None
@@ -353,12 +356,20 @@ def _choices(state: Round, seat: int) -> list[dict[str, Any]]:
             "action": option.action,
             "tile": option.tile,
             "end": end,
+            "closed": bool(getattr(option, "closed", False)),
             "score": state.score_of(option),
-            "ends_round": None if result is None else ("blocked" if result.blocked
-                                                       else "domino"),
+            "ends_round": None if result is None else how_ended(result),
             "played": False,
         })
     return out
+
+
+def how_ended(result: RoundResult) -> str:
+    """``blocked``, ``domino`` (the ender went out) or ``target`` (a play reached the target
+    under ``target_check: play``: the ender still holds tiles)."""
+    if result.blocked:
+        return "blocked"
+    return "target" if result.pips_left[result.ended_by] else "domino"
 
 
 def _kind_name(tiles: TileSet, text: str | None) -> str | None:

@@ -24,7 +24,7 @@ from recorder.cli import main
 from recorder.engine import Match, Move
 from recorder.frames import build_frames
 from recorder.parse import iter_documents
-from recorder.rules import Ruleset
+from recorder.rules import PRESETS, Ruleset
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "sample_games").iterdir())
@@ -54,6 +54,14 @@ def close(a: list[Any], b: list[Any]) -> bool:
                                                                                      strict=True))
 
 
+def expected_how(blocked: bool, pips_left: list[int], ended_by: int) -> str:
+    """A round ends blocked, by a domino (the ender's hand is empty) or, under
+    ``target_check: play``, by a play that reaches the target (the ender still holds tiles)."""
+    if blocked:
+        return "blocked"
+    return "target" if pips_left[ended_by] else "domino"
+
+
 def check_against_engine(doc: dict[str, Any], frames: dict[str, Any]) -> None:
     """Replay ``doc`` with the checked engine and compare every frame with it."""
     rules = Ruleset.from_spec(doc["ruleset"])
@@ -61,15 +69,17 @@ def check_against_engine(doc: dict[str, Any], frames: dict[str, Any]) -> None:
     seed = doc.get("seed")
     for r, (rdoc, rframes) in enumerate(zip(doc["rounds"], frames["rounds"], strict=False), 1):
         assert rframes["round"] == r
-        state = match.new_round(deal=rdoc["deal"]) if rdoc.get("deal") else \
-            match.new_round(seed=rdoc.get("seed") or f"{seed}/{r}")
+        opener = rdoc.get("opener")
+        state = match.new_round(deal=rdoc["deal"], opener=opener) if rdoc.get("deal") else \
+            match.new_round(seed=rdoc.get("seed") or f"{seed}/{r}", opener=opener)
         before = list(match.scores)
         fl = rframes["frames"]
         assert [f["m"] for f in fl] == list(range(len(rdoc["moves"]) + 1))
         assert fl[0]["move"] is None and fl[0]["choices"] == []
         assert fl[0]["hands"] == [state.tiles.mask_names(h) for h in state.hands]
         for m, mdoc in enumerate(rdoc["moves"], 1):
-            move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+            move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"),
+                        closed=mdoc.get("closed") is True)
             legal = state.legal_moves(move.player)
             ends_before = state.open_ends()
             bonus_before = list(state.bonus)
@@ -88,7 +98,9 @@ def check_against_engine(doc: dict[str, Any], frames: dict[str, Any]) -> None:
                     int(x) for x in move.tile.split("-"))
                 if placed["end"] is not None:  # a tile on an end matches what it showed
                     assert placed["a"] == ends_before[placed["end"]]
-                    assert f["ends"][placed["end"]] == placed["b"]
+                    # the end shows the outer half, unless a closed double shut it
+                    assert f["ends"][placed["end"]] == (None if placed["closed"]
+                                                        else placed["b"])
                     assert f["move"]["end"] == placed["end"]
                     if move.end is not None:
                         assert move.end == placed["end"]
@@ -107,7 +119,7 @@ def check_against_engine(doc: dict[str, Any], frames: dict[str, Any]) -> None:
                 res = state.result
                 assert close(f["scores"], [before[p] + res.points[p] + res.bonus[p]
                                            for p in range(len(before))])
-                assert f["ended"] == ("blocked" if res.blocked else "domino")
+                assert f["ended"] == expected_how(res.blocked, res.pips_left, res.ended_by)
                 assert f["turn"] is None and f["movers"] == []
             # the choices: every legal move, the played one exactly once
             choices = f["choices"]
@@ -115,7 +127,7 @@ def check_against_engine(doc: dict[str, Any], frames: dict[str, Any]) -> None:
             assert sum(c["played"] for c in choices) == 1
             for option in legal:
                 hits = [c for c in choices if c["action"] == option.action
-                        and c["tile"] == option.tile
+                        and c["tile"] == option.tile and c["closed"] == option.closed
                         and (option.end is None or c["end"] == option.end)]
                 assert len(hits) == 1, (option, choices)
             played = next(c for c in choices if c["played"])
@@ -154,12 +166,13 @@ def test_frames_agree_with_the_engine(name: str, doc: dict[str, Any],
                                                 strict=True)]
         assert close(summary["scores"], running)
         assert close(rframes["frames"][-1]["scores"], running)
-        assert summary["how"] == ("blocked" if ranswer["blocked"] else "domino")
+        assert summary["how"] == expected_how(ranswer["blocked"], ranswer["pips_left"],
+                                              ranswer["ended_by"])
     check_against_engine(doc, frames)
 
 
 def test_every_option_of_the_samples_is_covered() -> None:
-    """The sample files span every preset, and spinner, bonus, two sets, partnerships."""
+    """The sample files span every preset, and the options the page draws differently."""
     seen: set[str] = set()
     for _, doc, _ in SAMPLE_GAMES:
         rules = Ruleset.from_spec(doc["ruleset"])
@@ -171,8 +184,12 @@ def test_every_option_of_the_samples_is_covered() -> None:
             seen.add("two sets")
         if rules.draw == "one":
             seen.add("draw one")
-    assert {"spilop", "classic", "kozel", "italian", "norwegian", "spinner", "bonus",
-            "partnerships", "two sets", "draw one"} <= seen
+        if rules.closed_doubles:
+            seen.add("closed doubles")
+        if rules.target_check == "play":
+            seen.add("target at a play")
+    assert set(PRESETS) | {"spinner", "bonus", "partnerships", "two sets", "draw one",
+                           "closed doubles", "target at a play"} <= seen
 
 
 # ---------------------------------------------------------------------------------------
@@ -217,7 +234,7 @@ def test_bonus_frames_carry_the_open_end_sum() -> None:
     assert fl[3]["round_bonus"] == [5, 0] and fl[3]["scores"] == [5, 0]
     played = [c for c in fl[3]["choices"] if c["played"]]
     assert played == [{"player": 0, "action": "play", "tile": "4-6", "end": "left",
-                       "score": 5, "ends_round": None, "played": True}]
+                       "closed": False, "score": 5, "ends_round": None, "played": True}]
 
 
 # ---------------------------------------------------------------------------------------
