@@ -8,8 +8,9 @@
 2. With Debian's Chromium (Playwright), opens ``/games/<id>`` of the 10-round game
    ``--runs`` times, each in a fresh browser context (cold cache: the page, its modules,
    its stylesheet and the frames all fetched), then as many reloads in one context (warm
-   cache). The page marks ``performance.mark("first-frame")`` once the first frame is drawn;
-   the figure is that mark's time from the navigation's start. Beside it, in the same run:
+   cache), and as many times a link to round 5, move 10 (a table with tiles to lay out).
+   The page marks ``performance.mark("first-frame")`` once the first frame is drawn; the
+   figure is that mark's time from the navigation's start. Beside it, in the same run:
    the upload page's load event (a page of the same app with one small module), the
    yardstick for what any page costs here.
 3. Times ``GET /api/games/<id>/frames`` for the 10-round game (what the page waits for)
@@ -109,7 +110,9 @@ def first_frame(page: Any, url: str) -> tuple[float, float]:
     loaded, drawn = page.evaluate("""() => ["frames-loaded", "first-frame"].map(
         (name) => performance.getEntriesByName(name)[0].startTime)""")
     tiles = page.locator("#seats .hand .tile").count()
-    assert tiles >= 4, "the first frame (the deal) shows no hand"
+    assert tiles >= 4, "the first frame shows no hand"
+    if "#" in url:
+        assert page.locator("#board .tile").count() >= 1, "the linked frame shows no tile"
     return float(drawn), float(drawn - loaded)
 
 
@@ -160,12 +163,15 @@ def main() -> None:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 first_frame(browser.new_page(), replay_url)  # warm the server up
-                cold, drawing, upload_cold = [], [], []
-                for _ in range(args.runs):  # interleaved: both share the machine's noise
+                cold, drawing, linked, upload_cold = [], [], [], []
+                for _ in range(args.runs):  # interleaved: all share the machine's noise
                     ctx = browser.new_context()
                     total, draw = first_frame(ctx.new_page(), replay_url)
                     cold.append(total)
                     drawing.append(draw)
+                    ctx.close()
+                    ctx = browser.new_context()  # a link to a moment with tiles on the table
+                    linked.append(first_frame(ctx.new_page(), f"{replay_url}#r5m10")[0])
                     ctx.close()
                     ctx = browser.new_context()
                     upload_cold.append(load_event(ctx.new_page(), f"{base}/upload"))
@@ -197,6 +203,7 @@ def main() -> None:
 
     results["first_frame_cold_ms"] = stats(cold)
     results["drawing_ms"] = stats(drawing)
+    results["first_frame_linked_cold_ms"] = stats(linked)
     results["first_frame_warm_ms"] = stats(warm)
     results["upload_page_load_cold_ms"] = stats(upload_cold)
     results["frames_endpoint_ms"] = {**stats(frames_http), "bytes": size}
@@ -219,6 +226,7 @@ def main() -> None:
     rows = [
         ("navigation -> first frame, cold cache", "first_frame_cold_ms"),
         ("  of which drawing (frames parsed -> frame drawn)", "drawing_ms"),
+        ("a link to round 5, move 10 -> that frame, cold cache", "first_frame_linked_cold_ms"),
         ("navigation -> first frame, warm cache", "first_frame_warm_ms"),
         ("upload page, navigation -> load, cold (yardstick)", "upload_page_load_cold_ms"),
         (f"GET frames, the 10-round game ({bench_size:,} bytes)",

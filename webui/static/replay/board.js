@@ -42,6 +42,13 @@ export class Board {
   draw(key, fullest, board, {fresh = null, last = null, ends = null} = {}) {
     const svg = this.svg;
     svg.replaceChildren();
+    if (!board.length) { // the deal: nothing lies on the table, nothing to lay out yet
+      if (!this.size) this.resize();
+      this.view = [this.size[0] / 40, this.size[1] / 40];
+      this.center = null;
+      this.setView(0, 0);
+      return;
+    }
     let lay = this.layoutFor(key, fullest);
     if (board.some((t) => !lay.cells.has(t.seq))) { // not a prefix: lay this frame out alone
       lay = layout(board, this.size[0], this.size[1]);
@@ -54,7 +61,6 @@ export class Board {
         y0 = Math.min(y0, cy - 0.5); y1 = Math.max(y1, cy + 0.5);
       }
     }
-    if (!board.length) [x0, y0, x1, y1] = [-1, -1, 1, 1];
     this.view = [this.size[0] / lay.unit, this.size[1] / lay.unit];
     this.panTo(key, (x0 + x1) / 2, (y0 + y1) / 2, fresh !== null);
     const layer = el("g", {class: "line"}, svg);
