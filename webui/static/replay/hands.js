@@ -50,7 +50,7 @@ export function drawSeats(root, game, frame, prev, view, round, compact) {
   const movers = new Set(frame.movers || (frame.turn == null ? [] : [frame.turn]));
   const move = frame.move;
   const summary = frame.ended && round.summary ? round.summary : null;
-  const unitPx = compact ? 16 : 22;
+  const unitPx = compact ? 16 : 26;
   frame.hands.forEach((hand, seat) => {
     const card = document.createElement("article");
     card.className = "seat";
