@@ -110,7 +110,7 @@ def test_tokens_made_before_scopes_may_do_everything(db_path: Path) -> None:
     db = storage.connect(db_path)
     _, secret = create_token(db, "old")
     db.execute("ALTER TABLE tokens DROP COLUMN scopes")
-    db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm004_token_scopes'")
+    db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_token_scopes'")
     db.conn.commit()
     db.close()
     db = storage.connect(db_path)
