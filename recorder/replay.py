@@ -118,8 +118,9 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             )
         try:
             deal = rdoc.get("deal")  # null is the same as absent
+            opener = rdoc.get("opener")
             if deal is not None:
-                state = match.new_round(deal=deal)
+                state = match.new_round(deal=deal, opener=opener)
             else:
                 seed = rdoc.get("seed")
                 if seed is None:
@@ -129,7 +130,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                             code="round/deal",
                         )
                     seed = f"{game.seed}/{r}"
-                state = match.new_round(seed=seed)
+                state = match.new_round(seed=seed, opener=opener)
         except RecorderError as exc:
             exc.round, exc.move = r, 0
             exc.message = f"round {r}: {exc.message}"
@@ -139,10 +140,11 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
         yield RoundStart(r, state)
         if moves:
             for m, mdoc in enumerate(rdoc["moves"], 1):
-                move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+                move = _move(mdoc)
                 yield MoveEvent(r, m, move, state, mdoc.get("ms"))
                 try:
-                    state.apply_fast(move.player, move.action, move.tile, move.end)
+                    state.apply_fast(move.player, move.action, move.tile, move.end,
+                                     mdoc.get("closed"))
                 except IllegalMove as exc:
                     raise _locate(exc, r, m, move, state, ids,
                                   _deal_hint(exc, move, state, doc, r)) from None
@@ -152,10 +154,10 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             try:
                 for m, mdoc in enumerate(rdoc["moves"], 1):  # noqa: B007 - m locates errors
                     get = mdoc.get
-                    apply_fast(get("player"), get("action"), get("tile"), get("end"))
+                    apply_fast(get("player"), get("action"), get("tile"), get("end"),
+                               get("closed"))
             except IllegalMove as exc:
-                mdoc = rdoc["moves"][m - 1]
-                move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+                move = _move(rdoc["moves"][m - 1])
                 raise _locate(exc, r, m, move, state, ids,
                               _deal_hint(exc, move, state, doc, r)) from None
         if state.result is None:
@@ -194,6 +196,12 @@ def _deal_hint(exc: IllegalMove, move: Move, state: Round, doc: Any, r: int) -> 
         deal_command(doc["ruleset"], state.players, doc["seed"], r)
     return (" (the frontend's deal may differ from the recorder's: compare it with "
             f"`{command}`)")
+
+
+def _move(mdoc: dict[str, Any]) -> Move:
+    """A logged move as the engine's Move (``closed`` only on closed doubles)."""
+    return Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"),
+                mdoc.get("closed") is True)
 
 
 def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
