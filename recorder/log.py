@@ -81,11 +81,12 @@ class GameLog:
 
     # ------------------------------------------------------------------ rounds
     def start_round(self, *, seed: str | None = None,
-                    deal: Mapping[str, Any] | None = None) -> int:
+                    deal: Mapping[str, Any] | None = None, opener: int | None = None) -> int:
         """Begin the next round; returns its number (1-based).
 
         Without ``seed`` or ``deal`` the recorder deals it from ``"<game seed>/<n>"``,
         so the game needs a seed. ``deal`` is ``{"hands": [[...], ...], "boneyard": [...]}``.
+        ``opener`` names the seat that opens, for rules whose opening is a named seat.
         """
         if self._open:
             raise LogError(f"round {len(self.rounds)} is still open; end it first")
@@ -101,6 +102,9 @@ class GameLog:
         if deal is not None:
             rdoc["deal"] = {"hands": [list(h) for h in deal["hands"]],
                             "boneyard": list(deal.get("boneyard", []))}
+        if opener is not None:
+            self._seat(opener, "opener")
+            rdoc["opener"] = opener
         rdoc["moves"] = []
         self.rounds.append(rdoc)
         self._open = True
@@ -121,9 +125,12 @@ class GameLog:
 
     # ------------------------------------------------------------------ moves
     def play(self, player: int, tile: str, end: str | None = None, *,
-             ms: int | None = None) -> None:
-        """A tile placed; ``end`` (left, right, up, down) when more than one end took it."""
-        self._move(player, "play", tile, end, ms)
+             ms: int | None = None, closed: bool = False) -> None:
+        """A tile placed; ``end`` (left, right, up, down) when more than one end took it.
+
+        ``closed``: a double played crosswise and closed (rule closed_doubles).
+        """
+        self._move(player, "play", tile, end, ms, closed)
 
     def draw(self, player: int, tile: str | None = None, *, ms: int | None = None) -> None:
         """A tile drawn from the boneyard; give ``tile`` to have the recorder check it."""
@@ -138,12 +145,15 @@ class GameLog:
             raise LogError(f"no round is open to {what}; call start_round first")
         return self.rounds[-1]
 
+    def _seat(self, seat: int, what: str) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or \
+                not 0 <= seat < len(self.players):
+            raise LogError(f"{what} is a seat from 0 to {len(self.players) - 1}, not {seat!r}")
+
     def _move(self, player: int, action: str, tile: str | None, end: str | None,
-              ms: int | None) -> None:
+              ms: int | None, closed: bool = False) -> None:
         rdoc = self._round("record a move in")
-        if isinstance(player, bool) or not isinstance(player, int) or \
-                not 0 <= player < len(self.players):
-            raise LogError(f"player is a seat from 0 to {len(self.players) - 1}, not {player!r}")
+        self._seat(player, "player")
         if action == "play" and tile is None:
             raise LogError("a play needs a tile")
         if tile is not None and (not isinstance(tile, str) or not _TILE.match(tile)):
@@ -157,6 +167,8 @@ class GameLog:
             entry["tile"] = tile
         if end is not None:
             entry["end"] = end
+        if closed:
+            entry["closed"] = True
         if ms is not None:
             entry["ms"] = ms
         rdoc["moves"].append(entry)

@@ -142,7 +142,7 @@ def simulate_game(
             ms = rng.randint(lo // 4, lo) if len(legal) == 1 else rng.randint(lo, hi)
             state.apply(move)
             if move.action == "play":
-                log.play(move.player, move.tile or "", move.end, ms=ms)
+                log.play(move.player, move.tile or "", move.end, ms=ms, closed=move.closed)
             elif move.action == "draw":
                 log.draw(move.player, move.tile, ms=ms)
             else:

@@ -90,3 +90,16 @@ def test_a_round_needs_a_seed_somewhere() -> None:
         GameLog("spilop", ["a", "b"]).start_round()
     with pytest.raises(LogError, match="unique"):
         GameLog("spilop", ["a", "a"])
+
+
+def test_closed_doubles_and_named_openers_are_written() -> None:
+    doc = simulate_game("all-fives", 2, "closed-2", game_id="closed-2")
+    closed = [m for r in doc["rounds"] for m in r["moves"] if m.get("closed")]
+    assert closed and list(closed[0])[-2:] == ["closed", "ms"]
+    assert replay(doc)["status"] == "finished"
+    log = GameLog("openspiel-block", ["a", "b"], seed="s")
+    log.start_round(opener=1)
+    assert log.to_dict()["rounds"][0] == {"opener": 1, "moves": []}
+    with pytest.raises(LogError, match="opener is a seat from 0 to 1, not 2"):
+        log.end_round()
+        log.start_round(opener=2)

@@ -82,7 +82,8 @@ def test_board_vector(game: dict[str, Any]) -> None:
         state = match.new_round(seed=f"{doc['seed']}/{r}")
         expected = iter(plays)
         for m, mdoc in enumerate(rdoc["moves"], 1):
-            move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+            move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"),
+                        mdoc.get("closed") is True)
             before = state.bonus[move.player]
             state.apply(move)
             if move.action != "play":
@@ -90,6 +91,7 @@ def test_board_vector(game: dict[str, Any]) -> None:
             want = next(expected)
             end = state.board[-1][2]
             assert want["move"] == m and want["tile"] == move.tile
+            assert want.get("closed", False) == move.closed
             assert want["end"] == (None if end < 0 else END_NAMES[end])
             assert want["ends"] == state.open_ends(), (r, m)
             assert want["sum"] == state.open_end_sum(), (r, m)
@@ -106,3 +108,4 @@ def test_board_vectors_cover_every_preset_and_score_bonus() -> None:
     assert presets == set(PRESETS)
     bonuses = [p["bonus"] for g in GAMES for rnd in g["plays"] for p in rnd]
     assert sum(1 for b in bonuses if b) >= 20
+    assert any(p.get("closed") for g in GAMES for rnd in g["plays"] for p in rnd)

@@ -14,8 +14,11 @@ export class Board {
    * `options`: {spinner, spinnerArms ("always" | "after-sides"), bonus, bonusMultiple};
    * Board.forRuleset(ruleset) takes them from a log's ruleset field.
    */
-  constructor({ spinner = false, spinnerArms = "always", bonus = false, bonusMultiple = 5 } = {}) {
-    this.rules = { spinner, spinnerArms, bonus, bonusMultiple };
+  constructor({
+    spinner = false, spinnerArms = "always", spinnerMaxArms = 4, bonus = false, bonusMultiple = 5,
+  } = {}) {
+    this.rules = { spinner, spinnerArms, spinnerMaxArms, bonus, bonusMultiple };
+    this.shutPips = 0; // both halves of every closed double: they still count
     this.value = [-1, -1, -1, -1]; // number each end shows; -1: not open
     this.dbl = [false, false, false, false]; // the tile at that end is a crosswise double
     this.covered = [false, false, false, false]; // a tile lies on that side of the opening
@@ -29,7 +32,8 @@ export class Board {
   static forRuleset(ruleset) {
     const r = resolveRules(ruleset);
     return new Board({
-      spinner: r.spinner, spinnerArms: r.spinnerArms, bonus: r.bonus, bonusMultiple: r.bonusMultiple,
+      spinner: r.spinner, spinnerArms: r.spinnerArms, spinnerMaxArms: r.spinnerMaxArms,
+      bonus: r.bonus, bonusMultiple: r.bonusMultiple,
     });
   }
 
@@ -53,8 +57,10 @@ export class Board {
    * written half on the left; later tiles need `end` when more than one end takes them.
    * Returns {end, sum, bonus}: the end it went to (null for the first tile), the
    * open-end sum after it, and the bonus it scores (0 when the bonus rule is off).
+   * `{closed: true}` plays a double closed (rule closed_doubles): its end ends there
+   * and its two halves still count. Whether the rules allow it is the recorder's check.
    */
-  place(tile, end = null) {
+  place(tile, end = null, { closed = false } = {}) {
     const [a, b] = parseTile(tile);
     const lo = Math.min(a, b);
     const hi = Math.max(a, b);
@@ -97,6 +103,15 @@ export class Board {
         this.value[UP + 1] = this.openingLow;
         this.armsOpen = true;
       }
+      if (this.spinner && this.rules.spinnerMaxArms === 3 && this.covered.filter(Boolean).length === 3) {
+        this.value[this.covered.indexOf(false)] = -1; // the side left without a tile closes
+      }
+      if (closed) {
+        if (lo !== hi) throw new Error("only a double may be played closed");
+        this.shutPips += 2 * this.value[e];
+        this.value[e] = -1;
+        this.dbl[e] = false;
+      }
     }
     this.tiles += 1;
     const sum = this.openEndSum();
@@ -107,15 +122,18 @@ export class Board {
   /**
    * The open-end sum: left and right always count; up and down only once a tile lies
    * there; a crosswise double at an end counts both halves; the opening double counts
-   * both halves (once) while at most one of left and right is covered.
+   * both halves (once) while at most one of left and right is covered; a closed double
+   * keeps counting both halves; a closed end counts nothing else.
    */
   openEndSum() {
     if (this.tiles === 0) return 0;
     let total = 0;
     for (let e = 0; e < 4; e += 1) {
-      if (e < UP || this.covered[e]) total += this.dbl[e] ? 2 * this.value[e] : this.value[e];
+      if ((e < UP || this.covered[e]) && this.value[e] >= 0) {
+        total += this.dbl[e] ? 2 * this.value[e] : this.value[e];
+      }
     }
     if (this.openerDouble && !this.covered[LEFT] && !this.covered[RIGHT]) total -= 2 * this.value[LEFT];
-    return total;
+    return total + this.shutPips;
   }
 }

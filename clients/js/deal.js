@@ -72,14 +72,17 @@ export async function deal(seed, { ruleset, players }) {
   let lot = null;
   if (opening === "free") {
     opens.seats = hands.map((_, s) => s);
+  } else if (opening === "seat") {
+    opens.seats = [0]; // or the seat the round names as its opener
   } else {
     let tile = null;
     if (opening === "double-zero-first") tile = firstHeld(hands, ["0-0"]);
     if (tile === null && needsDouble) {
-      const doubles = [];
-      for (let v = rules.maxPip; v >= 0; v -= 1) doubles.push(`${v}-${v}`);
-      tile = firstHeld(hands, doubles);
-      if (tile === null && rules.noDouble === "draw-for-double") opens.drawForDouble = true;
+      const order = rules.doubleOrder ?? Array.from({ length: rules.maxPip + 1 }, (_, i) => rules.maxPip - i);
+      tile = firstHeld(hands, order.map((v) => `${v}-${v}`));
+      if (tile === null && (rules.noDouble === "draw-for-double" || rules.noDouble === "everyone-draws-for-double")) {
+        opens.drawForDouble = true;
+      }
     }
     if (!opens.drawForDouble) {
       if (tile === null) tile = firstHeld(hands, rankOrder(rules.maxPip));

@@ -2,7 +2,8 @@
 
 export type Tile = string; // "a-b", like "6-3"
 export type End = "left" | "right" | "up" | "down";
-export type Preset = "spilop" | "classic" | "kozel" | "italian" | "norwegian";
+export type Preset = "spilop" | "classic" | "kozel" | "italian" | "norwegian"
+  | "openspiel-block" | "openspiel-team" | "dominoes-partners" | "all-fives";
 export type Ruleset = Preset | { preset: Preset; options?: Record<string, unknown> };
 
 /** The byte stream of a seed: SHA-256(seed + ":" + k), k = 0, 1, ..., read as big-endian u32 words. */
@@ -54,10 +55,13 @@ export interface ResolvedRules {
   sets: number;
   tilesEach(players: number): number;
   opening(players: number): string;
+  doubleOrder: number[] | null;
   noDouble: string;
   tieBreak: string;
   spinner: boolean;
   spinnerArms: "always" | "after-sides";
+  spinnerMaxArms: 3 | 4;
+  closedDoubles: boolean;
   bonus: boolean;
   bonusMultiple: number;
 }
@@ -78,6 +82,7 @@ export interface Placed {
 export interface BoardOptions {
   spinner?: boolean;
   spinnerArms?: "always" | "after-sides";
+  spinnerMaxArms?: 3 | 4;
   bonus?: boolean;
   bonusMultiple?: number;
 }
@@ -89,7 +94,7 @@ export class Board {
   openEnds(): Partial<Record<End, number>>;
   /** The ends that take `tile` now, in order left, right, up, down. */
   fits(tile: Tile): End[];
-  place(tile: Tile, end?: End | null): Placed;
+  place(tile: Tile, end?: End | null, options?: { closed?: boolean }): Placed;
   openEndSum(): number;
 }
 
@@ -116,8 +121,8 @@ export class GameLog {
     frontend?: string | { name: string; version?: string } | null;
     startedAt?: string | null;
   });
-  startRound(options?: { seed?: string | null; deal?: RoundDeal | null }): number;
-  play(player: number, tile: Tile, end?: End | null, options?: { ms?: number | null }): void;
+  startRound(options?: { seed?: string | null; deal?: RoundDeal | null; opener?: number | null }): number;
+  play(player: number, tile: Tile, end?: End | null, options?: { ms?: number | null; closed?: boolean }): void;
   draw(player: number, tile?: Tile | null, options?: { ms?: number | null }): void;
   pass(player: number, options?: { ms?: number | null }): void;
   endRound(result?: Record<string, unknown> | null): void;

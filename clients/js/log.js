@@ -33,7 +33,7 @@ export class GameLog {
   }
 
   /** Begin the next round; returns its number (1-based). Without seed or deal the recorder deals it from "<game seed>/<n>". */
-  startRound({ seed = null, deal = null } = {}) {
+  startRound({ seed = null, deal = null, opener = null } = {}) {
     if (this.open) throw new LogError(`round ${this.rounds.length} is still open; end it first`);
     if (this.result !== null) throw new LogError("the game is finished; no round may follow");
     if (seed !== null && deal !== null) throw new LogError("a round takes a seed or a deal, not both");
@@ -43,6 +43,10 @@ export class GameLog {
     const round = {};
     if (seed !== null) round.seed = seed;
     if (deal !== null) round.deal = { hands: deal.hands.map((h) => [...h]), boneyard: [...(deal.boneyard || [])] };
+    if (opener !== null) {
+      this.seat(opener, "opener");
+      round.opener = opener;
+    }
     round.moves = [];
     this.rounds.push(round);
     this.open = true;
@@ -63,9 +67,9 @@ export class GameLog {
   }
 
   /** A tile placed; `end` (left, right, up, down) when more than one end took it. */
-  play(player, tile, end = null, { ms = null } = {}) {
+  play(player, tile, end = null, { ms = null, closed = false } = {}) {
     if (tile === null || tile === undefined) throw new LogError("a play needs a tile");
-    this.move(player, "play", tile, end, ms);
+    this.move(player, "play", tile, end, ms, closed);
   }
 
   /** A tile drawn from the boneyard; give `tile` to have the recorder check it. */
@@ -83,11 +87,15 @@ export class GameLog {
     return this.rounds[this.rounds.length - 1];
   }
 
-  move(player, action, tile, end, ms) {
-    const round = this.current("record a move in");
-    if (!Number.isInteger(player) || player < 0 || player >= this.players.length) {
-      throw new LogError(`player is a seat from 0 to ${this.players.length - 1}, not ${JSON.stringify(player)}`);
+  seat(seat, what) {
+    if (!Number.isInteger(seat) || seat < 0 || seat >= this.players.length) {
+      throw new LogError(`${what} is a seat from 0 to ${this.players.length - 1}, not ${JSON.stringify(seat)}`);
     }
+  }
+
+  move(player, action, tile, end, ms, closed = false) {
+    const round = this.current("record a move in");
+    this.seat(player, "player");
     if (tile !== null && (typeof tile !== "string" || !TILE.test(tile))) {
       throw new LogError(`${JSON.stringify(tile)} is not a tile; write tiles as "a-b", like "6-3"`);
     }
@@ -100,6 +108,7 @@ export class GameLog {
     const entry = { player, action };
     if (tile !== null) entry.tile = tile;
     if (end !== null && end !== undefined) entry.end = end;
+    if (closed) entry.closed = true;
     if (ms !== null) entry.ms = ms;
     round.moves.push(entry);
   }

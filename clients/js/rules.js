@@ -23,6 +23,24 @@ export const PRESETS = Object.freeze({
     players: [2, 2], handSize: { 2: 7 },
     opening: { default: "highest-double" }, noDouble: "highest-tile", spinner: false,
   },
+  "openspiel-block": {
+    players: [2, 2], handSize: { 2: 7 },
+    opening: { default: "seat" }, noDouble: "highest-tile", spinner: false,
+  },
+  "openspiel-team": {
+    players: [4, 4], handSize: { 4: 7 },
+    opening: { default: "seat" }, noDouble: "highest-tile", spinner: false,
+  },
+  "dominoes-partners": {
+    players: [4, 4], handSize: { 4: 7 },
+    opening: { default: "seat" }, noDouble: "highest-tile", spinner: false,
+  },
+  "all-fives": {
+    players: [2, 2], handSize: { 2: 7 },
+    opening: { default: "highest-double" }, doubleOrder: [5, 1, 2, 3, 4, 6, 0],
+    noDouble: "everyone-draws-for-double", spinner: true, spinnerArms: "after-sides",
+    spinnerMaxArms: 3, closedDoubles: true, bonus: true,
+  },
 });
 
 function perPlayers(value, fallback) {
@@ -61,11 +79,14 @@ export function resolveRules(ruleset) {
     sets,
     tilesEach: (players) => pick(hands, players),
     opening: (players) => pick(opening, players) ?? "highest-double",
+    doubleOrder: o.double_order ?? base.doubleOrder ?? null,
     noDouble: o.no_double ?? base.noDouble,
     tieBreak: o.tie_break ?? "lot",
     spinner: o.spinner ?? base.spinner,
-    spinnerArms: o.spinner_arms ?? "always",
-    bonus: o.bonus ?? false,
+    spinnerArms: o.spinner_arms ?? base.spinnerArms ?? "always",
+    spinnerMaxArms: o.spinner_max_arms ?? base.spinnerMaxArms ?? 4,
+    closedDoubles: o.closed_doubles ?? base.closedDoubles ?? false,
+    bonus: o.bonus ?? base.bonus ?? false,
     bonusMultiple: o.bonus_multiple ?? 5,
   };
 }

@@ -50,13 +50,21 @@ def _first(preset: str, options: dict[str, Any], players: int, prefix: str,
     raise SystemExit(f"no seed for {prefix} in 20000 tries")
 
 
+#: the presets of the first vectors, in their order; later presets are appended after
+#: the special cases, so that adding vectors never moves the published ones
+FIRST = ("spilop", "classic", "kozel", "italian", "norwegian")
+
+
+def _per_player_count(preset: str) -> list[dict[str, Any]]:
+    rules = PRESETS[preset]
+    return [_deal(preset, {}, n, f"vector-{preset}", r, f"{preset}, {n} players, round {r}")
+            for n in range(rules.min_players, rules.max_players + 1) for r in (1, 2)]
+
+
 def deals() -> list[dict[str, Any]]:
     out = []
-    for preset, rules in PRESETS.items():
-        for n in range(rules.min_players, rules.max_players + 1):
-            for r in (1, 2):
-                out.append(_deal(preset, {}, n, f"vector-{preset}", r,
-                                 f"{preset}, {n} players, round {r}"))
+    for preset in FIRST:
+        out += _per_player_count(preset)
     out.append(_deal("spilop", {"sets": 2}, 4, "vector-two-sets", 1,
                      "two sets: the canonical order twice; 7 tiles each with 4 players"))
     lot = _first("spilop", {"sets": 2}, 3, "vector-lot", lambda d: d["lot"] is not None)
@@ -79,6 +87,19 @@ def deals() -> list[dict[str, Any]]:
     out.append(_deal("kozel", {}, 3, zero, 1, "kozel: the holder of 0-0 opens with it"))
     out.append(_deal("classic", {"hand_size": 6}, 3, "vector-hand-size", 1,
                      "hand_size changes the slices"))
+    for preset in PRESETS:
+        if preset not in FIRST:
+            out += _per_player_count(preset)
+    everyone = _first("all-fives", {}, 2, "vector-everyone-draws",
+                      lambda d: d["opens"]["draw_for_double"])
+    out.append(_deal("all-fives", {}, 2, everyone, 1,
+                     "no_double everyone-draws-for-double, nobody holds a double: each player "
+                     "draws one tile a turn, from seat 0, until someone holds a double"))
+    ordered = _first("all-fives", {}, 2, "vector-double-order",
+                     lambda d: d["opens"]["tile"] not in (None, "6-6", "5-5"))
+    out.append(_deal("all-fives", {}, 2, ordered, 1,
+                     "double_order [5, 1, 2, 3, 4, 6, 0]: the first double of that order "
+                     "that a hand holds opens"))
     return out
 
 
@@ -98,6 +119,12 @@ GAMES: list[tuple[str, dict[str, Any], int, str]] = [
      "vector-board-italian-2"),
     ("norwegian", {"bonus": True, "target": 60}, 2, "vector-board-norwegian-1"),
     ("norwegian", {"bonus": True, "target": 60}, 2, "vector-board-norwegian-2"),
+    ("openspiel-block", {"bonus": True}, 2, "vector-board-openspiel-block-1"),
+    ("openspiel-team", {"bonus": True}, 4, "vector-board-openspiel-team-1"),
+    ("dominoes-partners", {"bonus": True, "target": 60}, 4, "vector-board-dominoes-partners-1"),
+    ("all-fives", {"target": 60}, 2, "vector-board-all-fives-1"),
+    ("all-fives", {"target": 60}, 2, "vector-board-all-fives-2"),
+    ("all-fives", {"target": 60, "spinner_max_arms": 4}, 2, "vector-board-all-fives-3"),
 ]
 
 
@@ -118,6 +145,7 @@ def board_steps(doc: dict[str, Any]) -> list[list[dict[str, Any]]]:
         end = state.board[-1][2]
         rounds[-1].append({
             "move": m, "tile": move.tile, "end": None if end < 0 else END_NAMES[end],
+            **({"closed": True} if getattr(move, "closed", False) else {}),
             "ends": state.open_ends(), "sum": state.open_end_sum(),
             "bonus": state.bonus[move.player] - before,
         })

@@ -55,7 +55,7 @@ test("the board vectors: open ends, sums and bonus after every play", () => {
         if (move.action !== "play") return;
         const want = expected[i];
         i += 1;
-        const got = board.place(move.tile, move.end ?? null);
+        const got = board.place(move.tile, move.end ?? null, { closed: move.closed === true });
         const where = `${doc.game_id} round ${r + 1} move ${m + 1}`;
         assert.equal(want.move, m + 1, where);
         assert.equal(got.end, want.end, where);
