@@ -11,6 +11,11 @@ Board geometry is reduced to what the rules need: up to four open ends
 (left, right and the spinner's up and down), the number each shows, and
 whether the tile at that end is a double lying crosswise (it counts both halves
 in the open-end sum).
+
+For a viewer, ``Round.board`` lists the tiles in the order placed as (inner half,
+outer half, end index); ``Round.shut`` says which ends are closed for good (a
+closed double on it, or a spinner side past ``spinner_max_arms``) and
+``Round.closed_tiles`` which entries of ``board`` are closed doubles.
 """
 
 from __future__ import annotations

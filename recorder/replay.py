@@ -9,6 +9,7 @@ instead of re-implementing it.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,8 +23,11 @@ from recorder.errors import (
     RecorderError,
     RulesetError,
     SchemaError,
+    internal_error,
 )
 from recorder.rules import Ruleset
+
+log = logging.getLogger(__name__)
 
 MAX_LEGAL_LISTED = 8
 _SEAT = re.compile(r"\bseat (\d+)\b")
@@ -241,18 +245,32 @@ def round_answer(result: RoundResult) -> dict[str, Any]:
 
 
 def replay(doc: Any) -> dict[str, Any]:
-    """The engine's answer for one document (docs/format.md); never raises for a bad log."""
+    """The engine's answer for one document (docs/format.md); never raises for a bad log.
+
+    Nor for a bug of its own: an unexpected exception becomes this document's
+    ``internal/replay`` refusal, located at the round being replayed, and is logged,
+    so that a batch of documents never stops at one.
+    """
     rounds: list[dict[str, Any]] = []
+    current = 0  # the round being replayed, for locating a failure of our own
     try:
         game = open_game(doc)
+        current = 1 if game.rounds else 0
         for event in walk(doc, game, moves=False):
             if type(event) is RoundEnd:
                 rounds.append(round_answer(event.result))
+                current = event.round + 1 if event.round < len(game.rounds) else 0
+        current = 0
+        return finish_answer(doc, game, rounds)
     except RecorderError as exc:
         return invalid_answer(doc, exc, rounds)
     except RecursionError:
         return invalid_answer(doc, SchemaError("the document is nested too deeply"), rounds)
-    return finish_answer(doc, game, rounds)
+    except Exception as exc:
+        log.exception("the replay failed on a document (round %s)", current)
+        pointer = f"/rounds/{current - 1}" if current else None
+        return invalid_answer(doc, internal_error(exc, "replay", round=current,
+                                                  pointer=pointer), rounds)
 
 
 def _over_hint(doc: dict[str, Any], game: Game) -> str:

@@ -187,7 +187,12 @@ class Ruleset:
         return base.with_options(options)
 
     def with_options(self, options: Mapping[str, Any]) -> Ruleset:
-        """This ruleset with ``options`` applied; each is checked against :data:`OPTIONS`."""
+        """This ruleset with ``options`` applied; each is checked against :data:`OPTIONS`.
+
+        An option set to null is the same as an option left out, as for every optional
+        field of a log.
+        """
+        options = {name: value for name, value in options.items() if value is not None}
         changes: dict[str, Any] = {}
         for name, value in options.items():
             opt = OPTIONS.get(name)
@@ -217,6 +222,7 @@ class Ruleset:
                 exc.pointer = "/ruleset/options"
             raise
         rules._check_given(merged)
+        _refuse_idle_options(rules, options)
         return rules
 
     def _check_given(self, given: Mapping[str, Any]) -> None:
@@ -351,6 +357,28 @@ class Ruleset:
         for n, size in self.hand_size:
             if size < 1:
                 raise RulesetError(f"hand size for {n} players must be at least 1")
+
+
+_IDLE_UNLESS: dict[str, tuple[str, str]] = {
+    "spinner_arms": ("spinner", "it says when a spinner's up and down sides open"),
+    "bonus_multiple": ("bonus", "it sets which open-end sums score a bonus"),
+}
+"""Options that mean something only when another one is on: (that option, what it does)."""
+
+
+def _refuse_idle_options(rules: Ruleset, given: Mapping[str, Any]) -> None:
+    """Refuse an option that would change nothing under ``rules``.
+
+    A log that sets ``bonus_multiple`` without ``bonus`` was most likely meant to score
+    bonuses; replaying it silently without them would hide the frontend's mistake.
+    """
+    for name, (needs, does) in _IDLE_UNLESS.items():
+        if name in given and not getattr(rules, needs):
+            raise RulesetError(
+                f"option {name} changes nothing here: {does}, and {rules.preset} is played "
+                f"without {needs} in this log; set {needs} to true, or remove {name}",
+                pointer=f"/ruleset/options/{name}",
+            )
 
 
 def _coerce(name: str, opt: Option, value: Any, pointer: str) -> Any:

@@ -809,7 +809,8 @@ def _object_noun(shape: tuple[str, ...], value: object) -> str:
         return "the document"
     if shape == ("rounds", "*", "moves", "*") and isinstance(value, dict):
         action = value.get("action")
-        if action in _ACTIONS:
+        # the action may be any JSON value here, a list or an object among them
+        if isinstance(action, str) and action in _ACTIONS:
             return f"a {action}"
     return _FIELDS.get(shape, ("this object", ""))[0]
 

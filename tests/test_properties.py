@@ -39,6 +39,10 @@ SPECS: list[tuple[Any, tuple[int, ...]]] = [
     ({"preset": "spilop", "options": {"spinner_arms": "after-sides", "bonus": True}}, (2, 3)),
     ({"preset": "norwegian", "options": {"stock_floor": 0, "max_pip": 12,
                                           "hand_size": 12}}, (2,)),
+    ("openspiel-block", (2,)),
+    ("openspiel-team", (4,)),
+    ("dominoes-partners", (4,)),
+    ({"preset": "all-fives", "options": {"target": 61}}, (2,)),  # closed doubles, tie pot
 ]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from logs import deal, one_round, only_round, position, refused, run
+from logs import deal, log, one_round, only_round, position, refused, run
 
 from recorder.errors import RulesetError
 from recorder.replay import replay
@@ -359,6 +359,20 @@ def test_target_check_play_ends_the_game_mid_round() -> None:
             "already over")
 
 
+def test_the_transcript_says_the_target_ended_the_round(tmp_path: Any) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from recorder.cli import main
+
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(log(opts("all-fives", target=10), 2,
+                                   [{"deal": CLOSE_DEAL, "moves": ["0 play 5-5"]}])))
+    out = CliRunner().invoke(main, ["replay", str(path)]).output
+    assert "= target reached by ingaan; winners ingaan; points 0 0; scores 10 0" in out
+
+
 def test_target_check_round_waits_for_the_end_of_the_round() -> None:
     answer = one_round(opts("all-fives", target=10, target_check="round"), 2, CLOSE_DEAL,
                        "0 play 5-5", "1 play 5-1 left")
@@ -389,3 +403,16 @@ def test_engine_presets_describe_their_house_rules_and_others_do_not() -> None:
     assert Ruleset.from_spec("all-fives").describe()["double_order"] == [5, 1, 2, 3, 4, 6, 0]
     assert "pips_decide" not in Ruleset.from_spec("classic").describe()
     assert Ruleset.from_spec("openspiel-block").describe()["hands"] == 1
+
+
+def test_recorder_rules_lists_every_preset_and_shows_an_engines_rules() -> None:
+    from click.testing import CliRunner
+
+    from recorder.cli import main
+
+    listed = CliRunner().invoke(main, ["rules"]).output.splitlines()[-1]
+    for preset in ("spilop", "norwegian", "openspiel-block", "openspiel-team",
+                   "dominoes-partners", "all-fives"):
+        assert preset in listed
+    shown = CliRunner().invoke(main, ["rules", "dominoes-partners"]).output
+    assert "blocked_scoring  lowest-takes-all" in shown and "target           200" in shown
