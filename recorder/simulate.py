@@ -124,8 +124,9 @@ def simulate_game(
     for r in range(1, max_rounds + 1):
         if explicit_deal:
             dealt, _ = seeded_deal(rules, players, f"{seed}/{r}")
-            state = Round.start(rules, players, Deal(dealt.hands, dealt.boneyard,
-                                                     seeded=False), None)
+            # through the match, as replay does: rules that look at the scores mid-round
+            # (target_check: play, tie_pot) need them with an explicit deal too
+            state = match.start_round(Deal(dealt.hands, dealt.boneyard, seeded=False), None)
             log.start_round(deal={"hands": dealt.hand_names(state.tiles),
                                   "boneyard": dealt.boneyard_names(state.tiles)})
         else:

@@ -103,3 +103,15 @@ def test_closed_doubles_and_named_openers_are_written() -> None:
     with pytest.raises(LogError, match="opener is a seat from 0 to 1, not 2"):
         log.end_round()
         log.start_round(opener=2)
+
+
+@pytest.mark.parametrize("bots", [["blocker", "blocker"], ["bonus", "blocker"],
+                                  ["blocker", "heavy"]])
+def test_simulated_explicit_deals_track_the_scores_rules_need_mid_round(bots: list[str]) -> None:
+    """all-fives ends the game at the play that reaches the target: the simulator must
+    deal explicit rounds through the match, which knows the scores, as the replay does."""
+    doc = simulate_game({"preset": "all-fives", "options": {"target": 61}}, 2, "000000000",
+                        bots, explicit_deal=True, max_rounds=12)
+    answer = replay(doc)
+    assert answer["status"] == "finished", answer.get("error")
+    assert "mismatches" not in answer
