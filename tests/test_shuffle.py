@@ -24,7 +24,8 @@ def test_the_shipped_vectors_are_the_shared_ones() -> None:
     shared = shared_folder()
     if shared is None:
         pytest.skip("no shared folder here to compare with (CI always has one)")
-    assert VECTORS_FILE.read_bytes() == (shared / "vectors" / VECTORS_FILE.name).read_bytes()
+    theirs = json.loads((shared / "vectors" / VECTORS_FILE.name).read_text())
+    assert theirs["vectors"] == VECTORS["vectors"]
 
 
 def test_the_shipped_vectors_cover_every_kind() -> None:
