@@ -335,9 +335,14 @@ def deal_cmd(seed: str, preset: str, options: tuple[str, ...], players: int,
         click.echo(f"  lot: seat {deal['lot']} opens (several players hold the opening tile)")
     opens = deal["opens"]
     if opens["draw_for_double"]:
-        click.echo("  opens: nobody holds a double; the players draw in turn from seat 0")
-    elif opens["tile"] is None:
+        how = "each player draws one tile, from seat 0, until a hand holds one" \
+            if rules.no_double == "everyone-draws-for-double" else \
+            "the players draw in turn from seat 0 until one draws a double"
+        click.echo(f"  opens: nobody holds a double; {how}")
+    elif opens["tile"] is None and len(opens["seats"]) == players:
         click.echo("  opens: any player, with any tile")
+    elif opens["tile"] is None:
+        click.echo(f"  opens: seat {opens['seats'][0]} (or the round's opener), with any tile")
     else:
         seats = " or ".join(f"seat {s}" for s in opens["seats"])
         click.echo(f"  opens: {seats}, with {opens['tile']}")

@@ -188,3 +188,21 @@ def test_deal_refuses_bad_rules(runner: CliRunner) -> None:
     assert "norwegian is played by 2 players" in result.output
     result = runner.invoke(main, ["deal", "x", "--players", "2", "-o", "sets=3"])
     assert result.exit_code == 2 and "sets" in result.output
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["x", "--round", "1", "--preset", "openspiel-block", "--players", "2"],
+     "  opens: seat 0 (or the round's opener), with any tile"),
+    (["x", "--round", "1", "--preset", "italian", "--players", "3"],
+     "  opens: any player, with any tile"),
+    (["vector-no-double-104", "--round", "1", "--preset", "spilop", "--players", "2"],
+     "  opens: nobody holds a double; the players draw in turn from seat 0 until one draws "
+     "a double"),
+    (["vector-everyone-draws-132", "--round", "1", "--preset", "all-fives", "--players", "2"],
+     "  opens: nobody holds a double; each player draws one tile, from seat 0, until a hand "
+     "holds one"),
+])
+def test_deal_says_who_opens(runner: CliRunner, args: list[str], line: str) -> None:
+    result = runner.invoke(main, ["deal", *args])
+    assert result.exit_code == 0, result.output
+    assert line in result.output.splitlines()
