@@ -122,8 +122,7 @@ def simulate_game(
         rdoc: dict[str, Any] = {}
         if explicit_deal:
             dealt, _ = seeded_deal(rules, players, f"{seed}/{r}")
-            state = Round.start(rules, players, Deal(dealt.hands, dealt.boneyard,
-                                                     seeded=False), None)
+            state = match.start_round(Deal(dealt.hands, dealt.boneyard, seeded=False), None)
             rdoc["deal"] = {"hands": dealt.hand_names(state.tiles),
                             "boneyard": dealt.boneyard_names(state.tiles)}
         else:
