@@ -26,7 +26,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from recorder import storage
 from recorder.errors import InputError, TooLarge
-from recorder.frames import build_frames
+from recorder.frames import build_frames, move_count
 from recorder.ingest import import_upload
 from recorder.parse import Limits, iter_documents
 from recorder.tokens import Token, Verdict, check_token
@@ -477,6 +477,16 @@ class FramesCache:
 frames_cache = FramesCache()
 
 
+def check_frames_size(doc: Any) -> None:
+    """Refuse (413) a log too long to send as frames: each frame repeats the board."""
+    limit = int(current_app.config.get("FRAMES_MAX_MOVES", 0))
+    moves = move_count(doc)
+    if limit and moves > limit:
+        raise UnreadableLog(413, "input/too-many-moves",
+                            f"the log has {moves:,} moves; frames are built for at most "
+                            f"{limit:,}")
+
+
 @bp.get("/games/<int:game_pk>/frames")
 def game_frames(game_pk: int) -> Response:
     """The frames of a stored game: the table after every move, for the replay page."""
@@ -491,8 +501,12 @@ def game_frames(game_pk: int) -> Response:
         row = storage.get_game(db, game_pk)
         if row is None:  # pragma: no cover - removed between the two reads
             fail(404, "game/not-found", f"there is no game #{game_pk}")
-        response = envelope(build_frames(json.loads(row["log"]), game_pk=game_pk),
-                            compact=True)
+        doc = json.loads(row["log"])
+        try:
+            check_frames_size(doc)
+        except UnreadableLog as exc:
+            fail(exc.status, exc.code, exc.message)
+        response = envelope(build_frames(doc, game_pk=game_pk), compact=True)
         if budget:
             frames_cache.put(key, response.get_data(), budget)
         return response
@@ -550,6 +564,7 @@ def frames_of_body() -> Response:
     data = upload_body()
     try:
         doc = pick_document(data, index, parse_limits())
+        check_frames_size(doc)
     except UnreadableLog as exc:
         fail(exc.status, exc.code, exc.message)
     return envelope(build_frames(doc), compact=True)
