@@ -5,8 +5,9 @@ Every answer is one of two envelopes, so a client needs one code path for each:
     {"ok": true, "data": ..., "meta": {...}}            success (meta when there is any)
     {"ok": false, "status": 404, "error": {"code": "...", "message": "..."}}
 
-Uploads need ``Authorization: Bearer <token>`` (``recorder token create NAME``);
-reading is open unless ``READS_NEED_TOKEN`` is set.
+Uploads need ``Authorization: Bearer <token>`` of a token with the ``upload`` scope
+(``recorder token create NAME``); reading is open unless ``READS_NEED_TOKEN`` is set,
+and then needs a token with the ``read`` scope.
 """
 
 from __future__ import annotations
@@ -179,12 +180,13 @@ def bearer() -> str | None:
     return value.strip() or None
 
 
-def authenticate(presented: str | None) -> Token:
-    """The live token presented, or the 401/403 that explains what is wrong with it."""
+def authenticate(presented: str | None, scope: str) -> Token:
+    """The live token presented, allowed ``scope``, or the 401/403 that says what is wrong."""
     check = check_token(get_db(), presented)
     if check.verdict is Verdict.MISSING:
+        doing = "uploads need" if scope == "upload" else "reading this server needs"
         fail(401, "auth/missing-token",
-             "uploads need a token: send 'Authorization: Bearer <token>' "
+             f"{doing} a token: send 'Authorization: Bearer <token>' "
              "(the server's operator makes one with 'recorder token create NAME')")
     if check.verdict is Verdict.UNKNOWN:
         fail(401, "auth/unknown-token", "this token is not known to this server")
@@ -194,14 +196,19 @@ def authenticate(presented: str | None) -> Token:
              f"this token (of {check.token.name!r}) was revoked on {check.token.revoked_at}; "
              "ask the server's operator for a new one")
     assert check.token is not None
+    if not check.token.may(scope):
+        fail(403, "auth/scope",
+             f"this token (of {check.token.name!r}) may {' and '.join(check.token.scopes)}, "
+             f"not {scope}; ask the server's operator for a token made with "
+             f"'--scope {scope}'")
     return check.token
 
 
 @bp.before_request
 def reads_may_need_token() -> None:
-    """With ``READS_NEED_TOKEN``, reading needs a live token too."""
+    """With ``READS_NEED_TOKEN``, reading needs a live token with the ``read`` scope."""
     if request.method in {"GET", "HEAD"} and current_app.config.get("READS_NEED_TOKEN"):
-        authenticate(bearer())
+        authenticate(bearer(), "read")
 
 
 # ---------------------------------------------------------------------------------------
@@ -237,7 +244,7 @@ def upload_games() -> Response:
     200 with a report per game whenever the body could be read, whatever became of
     each game; 400 when it cannot be read at all (then nothing is stored).
     """
-    token = authenticate(bearer())
+    token = authenticate(bearer(), "upload")
     data = upload_body()
     try:
         tally, outcomes = import_upload(
