@@ -10,7 +10,7 @@ The budget is fixed (``max_examples``, a derandomized seed, small example sizes)
 CI spends seconds here and a failure shrinks quickly. The long run is one environment
 variable away (docs/testing.md):
 
-    RECORDER_FUZZ_EXAMPLES=20000 .venv/bin/python -m pytest -q tests/test_fuzz.py
+    RECORDER_FUZZ_EXAMPLES=2500 .venv/bin/python -m pytest -q tests/test_fuzz.py
 """
 
 from __future__ import annotations
