@@ -99,8 +99,8 @@ METRICS: tuple[Metric, ...] = (
            "play scored, averaged over the plays where some legal play scored a bonus.",
            "points per chance", 20, "mean", "chance_n", "left_sum", "left_sq", "less"),
     Metric("blocking", "Blocking",
-           "Share of the player's plays (those that did not end the round) after which the "
-           "next player had no tile that fit.",
+           "Share of plays, among those where the player had more than one legal play and "
+           "that did not end the round, after which the next player had no tile that fit.",
            "share of plays", 30, "rate", "block_n", "block_k"),
     Metric("pips_left_losing", "Pips left when losing",
            "Pips in the player's hand at the end of the rounds the player did not win, "
@@ -251,7 +251,7 @@ def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
             row[ix["bonus_points"]] += score
             own_bonus[(m.round, m.player)] += score
             _hist(c, pid, "bonus", _num(score))
-        if m.next_stuck is not None:
+        if m.next_stuck is not None and m.legal_count > 1:
             row[ix["block_n"]] += 1
             row[ix["block_k"]] += 1 if m.next_stuck else 0
         _hist(c, pid, "move", min(m.move, MOVE_CAP), 1 if score > 0 else 0)
