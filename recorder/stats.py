@@ -342,11 +342,11 @@ class Accumulator:
         base = (c.variant, c.frontend, c.players)
         for grain, period in _grains(c.day):
             key = (grain, period, *base)
-            _merge(self.rounds, key, c.round_row)
+            merge_into(self.rounds, key, c.round_row)
             for pid, row in c.player_rows.items():
-                _merge(self.players, (*key, pid), row)
+                merge_into(self.players, (*key, pid), row)
             for (scope, kind, bucket), row in c.hist.items():
-                _merge(self.hist, (*key, scope, kind, bucket), row)
+                merge_into(self.hist, (*key, scope, kind, bucket), row)
         for rnd, mv, pid, scored, best in c.missed:
             self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
                                 c.day, scored, best))
@@ -377,7 +377,7 @@ class Accumulator:
         self.missed, self.people = [], {}
 
 
-def _merge(target: dict[tuple[Any, ...], list[float]], key: tuple[Any, ...],
+def merge_into(target: dict[tuple[Any, ...], list[float]], key: tuple[Any, ...],
            row: Sequence[float]) -> None:
     have = target.get(key)
     if have is None:
@@ -515,9 +515,15 @@ class Reader:
             "SELECT DISTINCT variant FROM stats_rounds WHERE grain = 'all'").fetchall()
         return sorted(r[0] for r in rows)
 
-    def _where(self, *, player: str | None = "any") -> tuple[str, list[Any]]:
-        """Conditions on the filter dimensions (the period is added per range)."""
+    def _where(self, *, player: str | None = None) -> tuple[str, list[Any]]:
+        """Conditions on the filter dimensions (the period is added per range).
+
+        ``player`` overrides the filter's player: ``""`` selects the rows of round-level
+        figures that count every round once (the ``stats_hist`` kinds kept per round).
+        """
         f = self.flt
+        if player is None:
+            player = f.player
         clauses: list[str] = []
         params: list[Any] = []
         if f.variant is not None:
@@ -534,13 +540,13 @@ class Reader:
         if f.players is not None:
             clauses.append("players = ?")
             params.append(f.players)
-        if player != "any":
+        if player is not None:
             clauses.append("player = ?")
             params.append(player)
         return " AND ".join(clauses), params
 
     def sums(self, table: str, columns: Sequence[str], group: Sequence[str] = (),
-             *, player: str | None = "any", extra: str = "", extra_params: Sequence[Any] = (),
+             *, player: str | None = None, extra: str = "", extra_params: Sequence[Any] = (),
              by_month: bool = False) -> dict[tuple[Any, ...], list[float]]:
         """``SUM`` of ``columns`` grouped by ``group`` over every period range.
 
@@ -569,7 +575,7 @@ class Reader:
             for row in self.db.execute(sql, [*cond_params, *params]):
                 key = tuple(row[:len(keys)])
                 vals = [v or 0 for v in row[len(keys):]]
-                _merge(out, key, vals)
+                merge_into(out, key, vals)
         return out
 
     def total(self, table: str, columns: Sequence[str], **kw: Any) -> list[float]:
@@ -585,8 +591,7 @@ def _iter_metrics(counters: Mapping[str, float]) -> Iterator[tuple[str, dict[str
 def player_metrics(reader: Reader) -> dict[str, dict[str, Any]]:
     """Every player's counters and metrics under the reader's filter, by player id."""
     cols = storage.PLAYER_COUNTERS
-    player = reader.flt.player if reader.flt.player is not None else "any"
-    grouped = reader.sums("stats_players", cols, ("player",), player=player)
+    grouped = reader.sums("stats_players", cols, ("player",))
     out: dict[str, dict[str, Any]] = {}
     for (pid,), vals in grouped.items():
         counters = dict(zip(cols, vals, strict=True))

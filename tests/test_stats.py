@@ -416,6 +416,11 @@ def test_filters_narrow_every_figure(stocked: Any, client: Any) -> None:
     ana = client.get("/api/stats/blocked?player=ana").get_json()["data"]
     assert ana["rounds"] == 2 and ana["enders"] == [{"player": "ana", "name": "Ana",
                                                      "count": 1}]
+    bo = client.get("/api/stats/bonus?player=bo").get_json()["data"]
+    assert (bo["plays"], bo["bonus_plays"], bo["values"]) == (4, 2, [{"value": 15,
+                                                                      "count": 2}])
+    assert [s["player"] for s in bo["top_scorers"]] == ["bo"]
+    assert bo["missed"] == {"count": 0, "points": 0, "examples": []}
     nobody = client.get("/api/stats/bonus?frontend=nothing").get_json()["data"]
     assert nobody["plays"] == 0 and nobody["share"] is None
 

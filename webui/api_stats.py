@@ -195,21 +195,17 @@ def blocked() -> Response:
     flt = stats_filter()
     db = get_db()
     reader = Reader(db, flt)
-    if flt.player is None:
-        scope: str | None = ""
+    if flt.player is None:  # every round once; with a player, the rounds of their games
         table, cols = "stats_rounds", ("rounds", "blocked")
-        kw: dict[str, Any] = {}
     else:
-        scope = flt.player
         table, cols = "stats_players", ("rounds", "blocked_rounds")
-        kw = {"player": flt.player}
-    rounds, blocked_n = reader.total(table, cols, **kw)
+    rounds, blocked_n = reader.total(table, cols)
     by_rules: dict[tuple[str, int, str], list[float]] = {}
-    for (variant, players), v in reader.sums(table, cols, ("variant", "players"),
-                                              **kw).items():
+    for (variant, players), v in reader.sums(table, cols, ("variant", "players")).items():
         preset, draw = stats.rules_of_variant(variant)
-        stats._merge(by_rules, (preset, players, draw), v)
-    over_time = reader.sums(table, cols, by_month=True, **kw)
+        stats.merge_into(by_rules, (preset, players, draw), v)
+    over_time = reader.sums(table, cols, by_month=True)
+    scope = "" if flt.player is None else flt.player
     hist = reader.sums("stats_hist", ("n",), ("kind", "bucket"), player=scope,
                        extra="kind IN ('margin', 'ender', 'certain')")
 
