@@ -1,8 +1,8 @@
 // The blocked-rounds dashboard: every figure from one GET /api/stats/blocked answer.
 
 import {
-  API, barTrace, drawChart, fmtInt, fmtShare, paddedRange, palette, playerPage, plotText,
-  shareAxis, startPage, withQuery,
+  API, barTrace, drawChart, fmtInt, fmtShare, narrow, paddedRange, palette, playerPage,
+  plotText, shareAxis, startPage, withQuery,
 } from "./common.js";
 
 function headline(data) {
@@ -15,6 +15,7 @@ function headline(data) {
 // Rows: preset and draw policy; columns: number of players; a cell is the blocked share.
 function drawRules(data) {
   const rows = data.by_rules ?? [];
+  const small = narrow();
   const rowKey = (r) => `${r.preset} · draw: ${r.draw ?? "–"}`;
   const rowKeys = [...new Set(rows.map(rowKey))].sort().reverse();
   const counts = [...new Set(rows.map((r) => r.players))].sort((a, b) => a - b);
@@ -39,14 +40,16 @@ function drawRules(data) {
   const colors = palette();
   drawChart("chart-rules", [{
     type: "heatmap",
-    x: counts.map((n) => `${n} players`),
-    y: rowKeys.map(plotText),
+    x: counts.map((n) => (small ? `${n}p` : `${n} players`)),
+    // On a phone the draw policy goes under the preset: the cells keep the width.
+    y: rowKeys.map((key) => (small ? plotText(key).replace(" · ", "<br>") : plotText(key))),
     z,
     text,
     customdata: custom,
     texttemplate: "%{text}",
     zmin: 0,
     colorscale: [[0, "#ffffff"], [1, colors.warm]],
+    showscale: !small,
     colorbar: { tickformat: ".0%", thickness: 10, outlinewidth: 0 },
     xgap: 2,
     ygap: 2,
@@ -55,7 +58,7 @@ function drawRules(data) {
       "%{text}<extra></extra>",
   }], {
     height: Math.max(180, 70 + 44 * rowKeys.length),
-    xaxis: { type: "category", side: "top", showgrid: false },
+    xaxis: { type: "category", side: "top", showgrid: false, tickangle: 0 },
     yaxis: { type: "category", showgrid: false },
   }, { empty: rows.length ? null : "No rounds under these filters." });
 }

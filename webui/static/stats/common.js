@@ -33,8 +33,7 @@ export function plotText(value) {
   return String(value ?? "")
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;");
+    .replaceAll(">", "&gt;");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -189,7 +188,8 @@ export function palette() {
   };
 }
 
-const narrow = () => window.matchMedia("(max-width: 40rem)").matches;
+// A phone-sized screen: charts shorten their labels.
+export const narrow = () => window.matchMedia("(max-width: 40rem)").matches;
 
 function baseLayout(extra) {
   const colors = palette();

@@ -91,7 +91,7 @@ function bullet(figureId, metric, figure, population) {
       range, tickformat: isShareUnit(unit) ? ".0%" : undefined, nticks: 5, showgrid: false,
       showline: false, ticks: "outside", ticklen: 3,
     },
-    yaxis: { showticklabels: false, showgrid: false, range: [-0.6, 0.6] },
+    yaxis: { showticklabels: false, showgrid: false, showline: false, range: [-0.6, 0.6] },
   }, { empty: traces.length ? null : "No population figures under these filters." });
 }
 
