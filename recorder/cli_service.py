@@ -292,6 +292,11 @@ def stats_rebuild(db_path: Path | None) -> None:
 
     Run it after an upgrade that changes what the statistics count: new databases keep
     them up to date at import. The pages show partial figures while it runs.
+
+    \b
+    Examples:
+      recorder stats rebuild
+      recorder stats rebuild --db /srv/recorder/recorder.db
     """
     from recorder import stats
 
