@@ -287,7 +287,11 @@ def stats_group() -> None:
 
 @stats_group.command("rebuild")
 @db_option
-def stats_rebuild(db_path: Path | None) -> None:
+@click.option("--from-logs/--from-facts", default=True, show_default=True,
+              help="Re-derive every game's facts from its log first, or make the statistics "
+                   "from the stored facts (much faster; enough when only the statistics "
+                   "changed).")
+def stats_rebuild(db_path: Path | None, from_logs: bool) -> None:
     """Re-derive every game's facts from its stored log, and the statistics from them.
 
     Run it after an upgrade that changes what the statistics count: new databases keep
@@ -296,7 +300,7 @@ def stats_rebuild(db_path: Path | None) -> None:
     \b
     Examples:
       recorder stats rebuild
-      recorder stats rebuild --db /srv/recorder/recorder.db
+      recorder stats rebuild --from-facts --db /srv/recorder/recorder.db
     """
     from recorder import stats
 
@@ -305,7 +309,7 @@ def stats_rebuild(db_path: Path | None) -> None:
         started = time.perf_counter()
         with tqdm(total=total, desc="rebuild", unit=" games", file=sys.stderr,
                   mininterval=0.5, disable=None) as bar:
-            done = stats.rebuild(db, progress=bar.update)
+            done = stats.rebuild(db, from_logs=from_logs, progress=bar.update)
         elapsed = time.perf_counter() - started
         click.echo(f"{done} games rebuilt in {elapsed:.1f}s -> {storage.resolve_db_path(db_path)}")
 

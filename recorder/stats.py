@@ -32,8 +32,7 @@ from recorder.errors import RecorderError
 from recorder.rules import Ruleset
 
 GRAINS = ("all", "month", "day")
-MOVE_CAP = 40
-"""Moves are counted by their number in the round up to this; later ones share its bucket."""
+MOVE_CAP = storage.MOVE_CAP
 MISSED_PER_GAME = 3
 """Missed-bonus moments kept per game as examples (the largest); counts come from counters."""
 Z95 = 1.959963984540054
@@ -168,7 +167,7 @@ class Contribution:
     player_rows: dict[str, list[float]] = field(default_factory=dict)
     round_row: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
     hist: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
-    """(player or "" for round-level figures, kind, bucket) -> [n, k]."""
+    """(player or "" for round-level figures, kind, bucket) -> [n]."""
     missed: list[tuple[int, int, str, float, float]] = field(default_factory=list)
     """(round, move, player, scored, best) of the largest missed bonus chances."""
 
@@ -181,14 +180,13 @@ def _rules(ruleset_json: str) -> Ruleset | None:
         return None
 
 
-def _hist(c: Contribution, player: str, kind: str, bucket: object, k: float = 0) -> None:
+def _hist(c: Contribution, player: str, kind: str, bucket: object) -> None:
     key = (player, kind, str(bucket))
     row = c.hist.get(key)
     if row is None:
-        c.hist[key] = [1.0, k]
+        c.hist[key] = [1.0]
     else:
         row[0] += 1
-        row[1] += k
 
 
 def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
@@ -254,7 +252,10 @@ def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
         if m.next_stuck is not None and m.legal_count > 1:
             row[ix["block_n"]] += 1
             row[ix["block_k"]] += 1 if m.next_stuck else 0
-        _hist(c, pid, "move", min(m.move, MOVE_CAP), 1 if score > 0 else 0)
+        at = min(m.move, MOVE_CAP)
+        row[ix[f"plays_at_{at}"]] += 1
+        if score > 0:
+            row[ix[f"bonus_at_{at}"]] += 1
     rules = _rules(str(game.get("ruleset") or "null"))
     sides = rules.sides(n) if rules is not None else [(s,) for s in range(n)]
     c.round_row[0] = 1
@@ -346,7 +347,7 @@ class Accumulator:
             for pid, row in c.player_rows.items():
                 merge_into(self.players, (*key, pid), row)
             for (scope, kind, bucket), row in c.hist.items():
-                merge_into(self.hist, (*key, scope, kind, bucket), row)
+                merge_into(self.hist, (kind, grain, scope, period, *base, bucket), row)
         for rnd, mv, pid, scored, best in c.missed:
             self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
                                 c.day, scored, best))
@@ -399,54 +400,101 @@ def _upsert(table: str, keys: Sequence[str], counters: Sequence[str]) -> str:
 _UPSERT_PLAYERS = _upsert("stats_players", (*storage.AGG_KEY, "player"),
                           storage.PLAYER_COUNTERS)
 _UPSERT_ROUNDS = _upsert("stats_rounds", storage.AGG_KEY, storage.ROUND_COUNTERS)
-_UPSERT_HIST = _upsert("stats_hist", (*storage.AGG_KEY, "player", "kind", "bucket"),
-                       storage.HIST_COUNTERS)
-AGGREGATE_TABLES = ("stats_players", "stats_rounds", "stats_hist", "stats_missed",
-                    "stats_people")
+_UPSERT_HIST = _upsert("stats_hist", storage.HIST_KEY, storage.HIST_COUNTERS)
 
 
-def rebuild(db: Database, *, batch: int = 200,
+def rebuild(db: Database, *, from_logs: bool = True, batch: int = 200,
             progress: Callable[[int], None] | None = None) -> int:
-    """Re-derive every game's facts from its stored log, and the aggregates from them.
+    """Make the statistics again for every stored game; returns the number of games.
 
-    For when the definitions change (or a database predates them). Works in batches of
-    games, one transaction each; the first also empties the aggregates, so the pages show
-    partial figures while a rebuild runs. Returns the number of games.
+    With ``from_logs`` (the default) every game's facts are re-derived from its stored
+    log first (the ``players``, ``rounds`` and ``moves`` rows, as an import would write
+    them now): for when the facts' definitions change or a database predates them.
+    Without, the counters are made from the stored facts rows, which is much faster: for
+    when only the counters change. The tables are dropped and made again (their shape may
+    have changed), in the first transaction; then batches of games, one transaction
+    each, so the pages show partial figures while a rebuild runs.
     """
-    from recorder.analysis import analyse
-
     with storage.write_transaction(db):
-        for table in AGGREGATE_TABLES:
-            db.execute(f"DELETE FROM {table}")
+        for table in storage.STATS_TABLES:
+            db.execute(f"DROP TABLE IF EXISTS [{table}]")
+        storage.create_stats_tables(db)
     last = 0
     done = 0
     while True:
         rows = db.execute(
-            "SELECT id, log, started_at, imported_at, frontend, status, ruleset "
-            "FROM games WHERE id > ? ORDER BY id LIMIT ?", [last, batch]).fetchall()
+            "SELECT id, started_at, imported_at, frontend, status, ruleset, variant, preset"
+            + (", log" if from_logs else "")
+            + " FROM games WHERE id > ? ORDER BY id LIMIT ?", [last, batch]).fetchall()
         if not rows:
             break
+        last = rows[-1][0]
         acc = Accumulator()
         with storage.write_transaction(db):
-            for game_pk, log, started_at, imported_at, frontend, status, ruleset in rows:
-                last = game_pk
-                doc = json.loads(log)
-                _, facts = analyse(doc)
-                record = storage.build_record(doc, log="", answer={}, facts=facts,
-                                              content_hash="")
-                storage.replace_facts(db, game_pk, record)
-                variant = record.game["variant"]
-                db.execute("UPDATE games SET variant = ? WHERE id = ?", [variant, game_pk])
-                acc.add(game_pk, contribution({
-                    "started_at": started_at, "imported_at": imported_at,
-                    "frontend": frontend, "status": status, "ruleset": ruleset,
-                    "variant": variant, "preset": record.game["preset"],
-                }, facts))
+            stored = None if from_logs else facts_from_rows(db, rows[0][0], last)
+            for row in rows:
+                game = dict(zip(("id", "started_at", "imported_at", "frontend", "status",
+                                 "ruleset", "variant", "preset"), row[:8], strict=True))
+                if from_logs:
+                    facts = _refresh_facts(db, game, json.loads(row[8]))
+                else:
+                    facts = stored.get(game["id"]) if stored else None
+                acc.add(game["id"], contribution(game, facts))
             acc.flush(db)
         done += len(rows)
         if progress is not None:
             progress(len(rows))
     return done
+
+
+def _refresh_facts(db: Database, game: dict[str, Any], doc: Any) -> Any:
+    """Re-derive one stored game's facts from its log and store them in place of the old."""
+    from recorder.analysis import analyse
+
+    _, facts = analyse(doc)
+    record = storage.build_record(doc, log="", answer={}, facts=facts, content_hash="")
+    storage.replace_facts(db, game["id"], record)
+    game["variant"] = record.game["variant"]
+    db.execute("UPDATE games SET variant = ? WHERE id = ?", [game["variant"], game["id"]])
+    return facts
+
+
+def facts_from_rows(db: Database, first: int, last: int) -> dict[int, Any]:
+    """The stored facts of games ``first``..``last``, as the analysis gave them at import."""
+    from recorder.analysis import GameFacts, MoveFact, PlayerFact, RoundFact
+
+    out: dict[int, GameFacts] = {}
+    span = [first, last]
+    for row in db.execute(
+            "SELECT game, seat, player_id, name, final_score, won, rounds_won, dominoes, "
+            "bonus_total, plays, draws, passes, bonus_points, bonus_plays FROM players "
+            "WHERE game BETWEEN ? AND ? ORDER BY game, seat", span):
+        out.setdefault(row[0], GameFacts()).players.append(PlayerFact(
+            row[1], row[2], row[3], row[4], bool(row[5]), row[6], row[7], row[8], row[9],
+            row[10], row[11], row[12] or 0, row[13] or 0))
+    for row in db.execute(
+            "SELECT game, round, opener, opening_tile, winners, points, bonus, blocked, "
+            "pips_left, ended_by, moves_count, draws, passes, boneyard_left, block_certain "
+            "FROM rounds WHERE game BETWEEN ? AND ? ORDER BY game, round", span):
+        out.setdefault(row[0], GameFacts()).rounds.append(RoundFact(
+            row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]),
+            json.loads(row[6]), bool(row[7]), json.loads(row[8]), row[9], row[10], row[11],
+            row[12], row[13], row[14]))
+    flag = _maybe_bool
+    for row in db.execute(
+            "SELECT game, round, move, player, action, tile, side, ms, legal_count, score, "
+            "best_score, forced, pips, best_pips, least_pips, double, double_choice, "
+            "next_stuck FROM moves WHERE game BETWEEN ? AND ? ORDER BY game, round, move",
+            span):
+        out.setdefault(row[0], GameFacts()).moves.append(MoveFact(
+            row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9],
+            row[10], bool(row[11]), row[12], row[13], row[14], flag(row[15]),
+            flag(row[16]), flag(row[17])))
+    return out
+
+
+def _maybe_bool(value: Any) -> bool | None:
+    return None if value is None else bool(value)
 
 
 # ---------------------------------------------------------------------------------------

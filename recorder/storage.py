@@ -251,8 +251,13 @@ def m004_stats_facts(db: Database) -> None:
 
 
 AGG_KEY = ("grain", "period", "variant", "frontend", "players")
-"""Every aggregate row's key starts with these: the grain (``all``, ``month``, ``day``), the
+"""Every aggregate row's key has these: the grain (``all``, ``month``, ``day``), the
 period at that grain (``""``, ``2026-11``, ``2026-11-30``), and the filter dimensions."""
+
+MOVE_CAP = 40
+"""Plays are counted by their move number in the round up to this; later ones share it."""
+PLAYS_AT = tuple(f"plays_at_{i}" for i in range(1, MOVE_CAP + 1))
+BONUS_AT = tuple(f"bonus_at_{i}" for i in range(1, MOVE_CAP + 1))
 
 PLAYER_COUNTERS = (
     "games", "finished", "wins", "rounds", "rounds_won", "dominoes", "blocked_rounds",
@@ -260,16 +265,23 @@ PLAYER_COUNTERS = (
     "heavy_n", "heavy_k", "double_n", "double_k", "chance_n", "chance_k",
     "left_sum", "left_sq", "block_n", "block_k", "losing_n", "losing_sum", "losing_sq",
     "ms_n", "ms_sum", "ms_sq", "bonus_plays", "bonus_points", "missed_n", "missed_points",
+    *PLAYS_AT, *BONUS_AT,
 )
-"""The additive counters of ``stats_players`` (one row per player and key)."""
+"""The additive counters of ``stats_players`` (one row per player and key). Plays and
+bonus plays by move number are columns, not rows: a histogram row per player, move and
+period would make a year's figures hundreds of thousands of rows."""
 
 ROUND_COUNTERS = ("games", "rounds", "blocked")
-HIST_COUNTERS = ("n", "k")
+HIST_KEY = ("kind", "grain", "player", "period", "variant", "frontend", "players", "bucket")
+"""``stats_hist`` key, kind first: each distribution is read on its own, and round-level
+kinds are read for one scope (``""``: every round once, or one player's rounds)."""
+HIST_COUNTERS = ("n",)
+STATS_TABLES = ("stats_players", "stats_rounds", "stats_hist", "stats_missed",
+                "stats_people")
 
 
-@migrations()
-def m005_stats_aggregates(db: Database) -> None:
-    """Additive counters for the statistics, kept at import, so no page scans ``moves``."""
+def create_stats_tables(db: Database) -> None:
+    """The statistics' tables (a rebuild drops and makes them again, shape included)."""
     db.table("stats_players").create(
         {**{c: str for c in AGG_KEY}, "players": int, "player": str,
          **{c: float for c in PLAYER_COUNTERS}},
@@ -280,9 +292,8 @@ def m005_stats_aggregates(db: Database) -> None:
         pk=AGG_KEY, if_not_exists=True,
     )
     db.table("stats_hist").create(
-        {**{c: str for c in AGG_KEY}, "players": int, "player": str, "kind": str,
-         "bucket": str, **{c: float for c in HIST_COUNTERS}},
-        pk=(*AGG_KEY, "player", "kind", "bucket"), if_not_exists=True,
+        {**{c: str for c in HIST_KEY}, "players": int, **{c: float for c in HIST_COUNTERS}},
+        pk=HIST_KEY, if_not_exists=True,
     )
     db.table("stats_missed").create(
         {"id": int, "game": int, "round": int, "move": int, "player": str, "variant": str,
@@ -295,6 +306,12 @@ def m005_stats_aggregates(db: Database) -> None:
     db.table("stats_people").create(
         {"player": str, "name": str, "games": int}, pk="player", if_not_exists=True,
     )
+
+
+@migrations()
+def m005_stats_aggregates(db: Database) -> None:
+    """Additive counters for the statistics, kept at import, so no page scans ``moves``."""
+    create_stats_tables(db)
 
 
 # ---------------------------------------------------------------------------------------

@@ -354,6 +354,12 @@ def test_the_rebuild_gives_the_same_numbers(db: Any, db_path: Path, cli: Any) ->
     assert db.execute("SELECT count(*) FROM moves WHERE action = 'play' AND pips IS NULL"
                       ).fetchone()[0] == 0
     assert_matches_scratch(db)
+    # from the stored facts alone (no replay): the same again
+    db.execute("DELETE FROM stats_hist")
+    db.conn.commit()
+    result = cli("stats", "rebuild", "--from-facts")
+    assert result.exit_code == 0, result.output
+    assert snapshot() == before
 
 
 def test_an_upload_keeps_the_aggregates_too(db: Any) -> None:

@@ -126,7 +126,9 @@ def bonus() -> Response:
     values = reader.sums("stats_hist", ("n",), ("bucket",), extra="kind = 'bonus'")
     by_variant = reader.sums("stats_players", ("plays", "bonus_plays"), ("variant",))
     by_players = reader.sums("stats_players", ("plays", "bonus_plays"), ("players",))
-    by_move = reader.sums("stats_hist", ("n", "k"), ("bucket",), extra="kind = 'move'")
+    at = reader.total("stats_players", (*storage.PLAYS_AT, *storage.BONUS_AT))
+    by_move = [(i + 1, at[i], at[i + storage.MOVE_CAP]) for i in range(storage.MOVE_CAP)
+               if at[i]]
     scorers = reader.sums("stats_players", ("bonus_points", "bonus_plays", "plays"),
                           ("player",))
     top = sorted(((pid, v) for (pid,), v in scorers.items() if v[0] > 0),
@@ -148,10 +150,8 @@ def bonus() -> Response:
             {"players": key, "plays": _int(v[0]), "bonus_plays": _int(v[1]),
              "share": _share(v[1], v[0])}
             for (key,), v in sorted(by_players.items())],
-        "by_move": sorted((
-            {"move": int(b), "plays": _int(v[0]), "bonus_plays": _int(v[1]),
-             "share": _share(v[1], v[0])}
-            for (b,), v in by_move.items()), key=lambda x: x["move"]),
+        "by_move": [{"move": move, "plays": _int(n), "bonus_plays": _int(k),
+                     "share": _share(k, n)} for move, n, k in by_move],
         "move_cap": stats.MOVE_CAP,
         "top_scorers": [
             {"player": pid, "name": who.get(pid), "bonus_points": _num(v[0]),
@@ -330,4 +330,4 @@ def _player_games(db: Any, player_id: str, flt: StatsFilter) -> list[dict[str, A
             for gid, when, preset, variant, count, score, won, status in rows]
 
 
-__all__ = ["bp", "stats_filter", "storage"]
+__all__ = ["bp", "stats_filter"]
