@@ -58,8 +58,9 @@ function drawRules(data) {
       "%{text}<extra></extra>",
   }], {
     height: Math.max(180, 70 + 44 * rowKeys.length),
+    margin: { l: 8, r: 8, t: 30, b: 8, pad: 2 },
     xaxis: { type: "category", side: "top", showgrid: false, tickangle: 0 },
-    yaxis: { type: "category", showgrid: false },
+    yaxis: { type: "category", showgrid: false, automargin: true },
   }, { empty: rows.length ? null : "No rounds under these filters." });
 }
 
@@ -71,7 +72,6 @@ function drawOverTime(data) {
       type: "bar",
       x: rows.map((r) => r.period),
       y: rows.map((r) => r.rounds),
-      yaxis: "y2",
       name: "rounds",
       marker: { color: colors.band },
       hovertemplate: "%{x}: %{y} rounds<extra></extra>",
@@ -82,6 +82,7 @@ function drawOverTime(data) {
       x: rows.map((r) => r.period),
       y: rows.map((r) => r.share),
       name: "share blocked",
+      yaxis: "y2",
       line: { color: colors.warm, width: 2 },
       marker: { size: 6 },
       customdata: rows.map((r) => [fmtInt(r.blocked), fmtInt(r.rounds), fmtShare(r.share)]),
@@ -91,12 +92,13 @@ function drawOverTime(data) {
   ], {
     showlegend: true,
     legend: { orientation: "h", x: 0, y: 1.12 },
-    margin: { l: 8, r: 8, t: 24, b: 8, pad: 2 },
-    xaxis: { type: "category" },
-    yaxis: { ...shareAxis, title: { text: "share blocked" } },
+    margin: { l: 62, r: 62, t: 28, b: 8, pad: 2 },
+    xaxis: { type: "category", automargin: true },
+    // The rounds on the right, under the line of the share, which is drawn over them.
+    yaxis: { side: "right", showgrid: false, rangemode: "tozero", title: { text: "rounds" } },
     yaxis2: {
-      overlaying: "y", tickmode: "auto", side: "right", showgrid: false, fixedrange: true, rangemode: "tozero",
-      title: { text: "rounds" }, automargin: true,
+      ...shareAxis, overlaying: "y", tickmode: "auto", side: "left", fixedrange: true,
+      title: { text: "share blocked" },
     },
   }, { empty: rows.length ? null : "No rounds under these filters." });
 }
@@ -131,8 +133,9 @@ function drawEnders(data, params) {
     }),
   ], {
     height: Math.max(160, 50 + 30 * rows.length),
+    margin: { l: 8, r: 16, t: 10, b: 50, pad: 2 },
     xaxis: { title: { text: "blocked rounds ended" }, range: paddedRange(rows.map((r) => r.count)) },
-    yaxis: { type: "category" },
+    yaxis: { type: "category", automargin: true },
   }, {
     empty: rows.length ? null : "No blocked rounds under these filters.",
     onClick: (point) => { window.location.href = point.customdata; },

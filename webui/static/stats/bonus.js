@@ -43,8 +43,9 @@ function drawByVariant(data) {
     }),
   ], {
     height: Math.max(160, 60 + 34 * rows.length),
+    margin: { l: 8, r: 16, t: 10, b: 30, pad: 2 },
     xaxis: { ...shareAxis, range: paddedRange(rows.map((r) => r.share)) },
-    yaxis: { type: "category" },
+    yaxis: { type: "category", automargin: true },
   }, { empty: rows.length ? null : "No plays under these filters." });
 }
 
@@ -58,6 +59,7 @@ function drawByPlayers(data) {
       text: rows.map((r) => fmtShare(r.share)),
     }),
   ], {
+    margin: { l: 50, r: 16, t: 10, b: 30, pad: 2 },
     xaxis: { type: "category" },
     yaxis: { ...shareAxis, range: paddedRange(rows.map((r) => r.share)) },
   }, { empty: rows.length ? null : "No plays under these filters." });
@@ -102,11 +104,11 @@ function drawByMove(data) {
   ], {
     showlegend: true,
     legend: { orientation: "h", x: 0, y: 1.12 },
-    margin: { l: 8, r: 8, t: 24, b: 8, pad: 2 },
+    margin: { l: 62, r: 62, t: 28, b: 50, pad: 2 },
     xaxis: { title: { text: "move in the round" }, ...moveTicks(rows, cap) },
     yaxis: { side: "right", showgrid: false, rangemode: "tozero", title: { text: "plays" } },
     yaxis2: {
-      ...shareAxis, overlaying: "y", tickmode: "auto", side: "left", fixedrange: true, automargin: true,
+      ...shareAxis, overlaying: "y", tickmode: "auto", side: "left", fixedrange: true,
       title: { text: "share with a bonus" },
     },
   }, { empty: rows.length ? null : "No plays under these filters." });

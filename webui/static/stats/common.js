@@ -195,13 +195,15 @@ function baseLayout(extra) {
   const colors = palette();
   const font = getComputedStyle(document.body).fontFamily;
   const axis = {
-    automargin: true, fixedrange: true, gridcolor: colors.line, linecolor: colors.line,
+    automargin: false, fixedrange: true, gridcolor: colors.line, linecolor: colors.line,
     zeroline: false, tickfont: { size: narrow() ? 11 : 12 },
   };
   return {
     autosize: true,
     height: 280,
-    margin: { l: 8, r: 12, t: 8, b: 8, pad: 2 },
+    // Fixed margins, room for the axis titles: plotly's automargin redraws a chart until
+    // its labels fit, which doubles the drawing time; only axes of names or labels use it.
+    margin: { l: 62, r: 16, t: 10, b: 50, pad: 2 },
     paper_bgcolor: "rgba(0,0,0,0)",
     plot_bgcolor: "rgba(0,0,0,0)",
     font: { family: font, size: 12, color: colors.ink },
@@ -233,7 +235,9 @@ export function drawChart(figureId, traces, layout = {}, { empty = null, onClick
   }
   plot.hidden = false;
   emptyNote.hidden = true;
+  const t0 = performance.now();
   window.Plotly.react(plot, traces, baseLayout(layout), CONFIG);
+  window.__draw = (window.__draw ?? 0) + performance.now() - t0;
   if (onClick && !plot.dataset.clickBound) {
     plot.on("plotly_click", (event) => onClick(event.points[0]));
     plot.dataset.clickBound = "true";
@@ -313,6 +317,11 @@ async function fillFilterChoices(form, params) {
   for (const select of form.querySelectorAll("select[data-options]")) {
     const key = select.dataset.options;
     if (Array.isArray(choices[key])) fillSelect(select, choices[key], params.get(key) ?? "");
+  }
+  // The date pickers open on the stored games' first and last days.
+  for (const input of form.querySelectorAll("input[type=date]")) {
+    if (choices.since) input.min = choices.since;
+    if (choices.until) input.max = choices.until;
   }
   form.dataset.ready = "true";
 }

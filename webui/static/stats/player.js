@@ -85,10 +85,10 @@ function bullet(figureId, metric, figure, population) {
   ], unit);
   drawChart(figureId, traces, {
     height: 92,
-    margin: { l: 10, r: 14, t: 4, b: 4, pad: 0 },
+    margin: { l: 14, r: 18, t: 4, b: 24, pad: 0 },
     bargap: 0,
     xaxis: {
-      range, tickformat: isShareUnit(unit) ? ".0%" : undefined, nticks: 5, showgrid: false,
+      range, tickformat: isShareUnit(unit) ? ".1~%" : undefined, nticks: 5, showgrid: false,
       showline: false, ticks: "outside", ticklen: 3,
     },
     yaxis: { showticklabels: false, showgrid: false, showline: false, range: [-0.6, 0.6] },
@@ -136,7 +136,7 @@ function drawHistory(data) {
     customdata: rows.map((r) => [r.url, r.game, r.won ? "won" : "lost"]),
     hovertemplate: "%{x}: %{y} points, %{customdata[2]} (game %{customdata[1]})<extra></extra>",
   }], {
-    xaxis: { title: { text: "" } },
+    margin: { l: 62, r: 16, t: 10, b: 36, pad: 2 },
     yaxis: { title: { text: "final score" }, rangemode: "tozero" },
   }, {
     empty: rows.length ? null : "No games under these filters.",
@@ -150,7 +150,7 @@ function drawRecent(data) {
   section.querySelector("tbody").replaceChildren(...rows.map((r) => el("tr", {},
     el("td", { class: "date" }, String(r.date ?? "").slice(0, 10)),
     el("td", {}, el("a", { href: r.url, class: "replay-link" }, `game ${r.game}`)),
-    el("td", {}, r.preset ?? ""),
+    el("td", {}, r.variant ?? r.preset ?? ""),
     el("td", { class: "num" }, fmtInt(r.players)),
     el("td", { class: "num" }, fmtNumber(r.score)),
     el("td", {}, el("span", { class: r.won ? "badge won" : "badge lost" }, r.won ? "won" : "lost")),
