@@ -347,7 +347,7 @@ class Accumulator:
             for pid, row in c.player_rows.items():
                 merge_into(self.players, (*key, pid), row)
             for (scope, kind, bucket), row in c.hist.items():
-                merge_into(self.hist, (kind, grain, scope, period, *base, bucket), row)
+                merge_into(self.hist, (kind, grain, period, scope, *base, bucket), row)
         for rnd, mv, pid, scored, best in c.missed:
             self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
                                 c.day, scored, best))

@@ -272,9 +272,10 @@ bonus plays by move number are columns, not rows: a histogram row per player, mo
 period would make a year's figures hundreds of thousands of rows."""
 
 ROUND_COUNTERS = ("games", "rounds", "blocked")
-HIST_KEY = ("kind", "grain", "player", "period", "variant", "frontend", "players", "bucket")
-"""``stats_hist`` key, kind first: each distribution is read on its own, and round-level
-kinds are read for one scope (``""``: every round once, or one player's rounds)."""
+HIST_KEY = ("kind", "grain", "period", "player", "variant", "frontend", "players", "bucket")
+"""``stats_hist`` key, kind first: each distribution is read on its own, over a range of
+periods; round-level kinds are read for one scope (``""``: every round once, or one
+player's rounds)."""
 HIST_COUNTERS = ("n",)
 STATS_TABLES = ("stats_players", "stats_rounds", "stats_hist", "stats_missed",
                 "stats_people")

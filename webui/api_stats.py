@@ -120,17 +120,23 @@ def bonus() -> Response:
     flt = stats_filter()
     db = get_db()
     reader = Reader(db, flt)
-    cols = ("plays", "bonus_plays", "bonus_points", "missed_n", "missed_points")
-    plays, bonus_plays, bonus_points, missed_n, missed_points = reader.total(
-        "stats_players", cols)
+    # one read of the player rows, rolled up here five ways
+    cols = ("plays", "bonus_plays", "bonus_points", "missed_n", "missed_points",
+            *storage.PLAYS_AT, *storage.BONUS_AT)
+    rows = reader.sums("stats_players", cols, ("variant", "players", "player"))
+    total = [0.0] * len(cols)
+    by_variant: dict[tuple[Any, ...], list[float]] = {}
+    by_players: dict[tuple[Any, ...], list[float]] = {}
+    scorers: dict[tuple[Any, ...], list[float]] = {}
+    for (variant, count, pid), v in rows.items():
+        stats.merge_into({(): total}, (), v)
+        stats.merge_into(by_variant, (variant,), v[:2])
+        stats.merge_into(by_players, (count,), v[:2])
+        stats.merge_into(scorers, (pid,), (v[2], v[1], v[0]))
+    plays, bonus_plays, bonus_points, missed_n, missed_points = total[:5]
+    cap = storage.MOVE_CAP
+    by_move = [(i + 1, total[5 + i], total[5 + cap + i]) for i in range(cap) if total[5 + i]]
     values = reader.sums("stats_hist", ("n",), ("bucket",), extra="kind = 'bonus'")
-    by_variant = reader.sums("stats_players", ("plays", "bonus_plays"), ("variant",))
-    by_players = reader.sums("stats_players", ("plays", "bonus_plays"), ("players",))
-    at = reader.total("stats_players", (*storage.PLAYS_AT, *storage.BONUS_AT))
-    by_move = [(i + 1, at[i], at[i + storage.MOVE_CAP]) for i in range(storage.MOVE_CAP)
-               if at[i]]
-    scorers = reader.sums("stats_players", ("bonus_points", "bonus_plays", "plays"),
-                          ("player",))
     top = sorted(((pid, v) for (pid,), v in scorers.items() if v[0] > 0),
                  key=lambda x: (-x[1][0], x[0]))[:TOP]
     who = stats.names(db, [pid for pid, _ in top])
