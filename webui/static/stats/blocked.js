@@ -134,7 +134,9 @@ function drawEnders(data, params) {
   ], {
     height: Math.max(160, 50 + 30 * rows.length),
     margin: { l: 8, r: 16, t: 10, b: 50, pad: 2 },
-    xaxis: { title: { text: "blocked rounds ended" }, range: paddedRange(rows.map((r) => r.count)) },
+    xaxis: {
+      title: { text: "blocked rounds ended" }, range: paddedRange(rows.map((r) => r.count)),
+    },
     yaxis: { type: "category", automargin: true },
   }, {
     empty: rows.length ? null : "No blocked rounds under these filters.",

@@ -235,9 +235,7 @@ export function drawChart(figureId, traces, layout = {}, { empty = null, onClick
   }
   plot.hidden = false;
   emptyNote.hidden = true;
-  const t0 = performance.now();
   window.Plotly.react(plot, traces, baseLayout(layout), CONFIG);
-  window.__draw = (window.__draw ?? 0) + performance.now() - t0;
   if (onClick && !plot.dataset.clickBound) {
     plot.on("plotly_click", (event) => onClick(event.points[0]));
     plot.dataset.clickBound = "true";

@@ -27,7 +27,8 @@ function setSort(key) {
 
 function columns(data) {
   return [
-    { key: "name", label: "Player", title: "The name the player last played under; the id is in the link",
+    { key: "name", label: "Player",
+      title: "The name the player last played under; the id is in the link",
       value: (p) => String(p.name ?? p.id).toLowerCase(), text: true },
     { key: "games", label: "Games", title: "Games played under these filters",
       value: (p) => p.games },
@@ -110,6 +111,11 @@ function render() {
     el("td", { class: "num" }, fmtInt(p.rounds)),
     ...metrics.map((m) => metricCell(m, p.metrics?.[m.key])),
   )));
+  document.querySelector("#definitions dl").replaceChildren(...metrics.flatMap((m) => [
+    el("dt", {}, m.label ?? m.key),
+    el("dd", {}, m.definition ?? "", " ",
+      el("span", { class: "n" }, `(${m.unit}; shown from a sample of ${fmtInt(m.min_sample)})`)),
+  ]));
   const count = (data.players ?? []).length;
   document.getElementById("player-count").textContent =
     `${fmtInt(count)} player${count === 1 ? "" : "s"}`;
