@@ -638,7 +638,7 @@ def _iter_metrics(counters: Mapping[str, float]) -> Iterator[tuple[str, dict[str
 
 def player_metrics(reader: Reader) -> dict[str, dict[str, Any]]:
     """Every player's counters and metrics under the reader's filter, by player id."""
-    cols = storage.PLAYER_COUNTERS
+    cols = storage.METRIC_COUNTERS
     grouped = reader.sums("stats_players", cols, ("player",))
     out: dict[str, dict[str, Any]] = {}
     for (pid,), vals in grouped.items():

@@ -259,14 +259,14 @@ MOVE_CAP = 40
 PLAYS_AT = tuple(f"plays_at_{i}" for i in range(1, MOVE_CAP + 1))
 BONUS_AT = tuple(f"bonus_at_{i}" for i in range(1, MOVE_CAP + 1))
 
-PLAYER_COUNTERS = (
+METRIC_COUNTERS = (
     "games", "finished", "wins", "rounds", "rounds_won", "dominoes", "blocked_rounds",
     "points_sum", "points_sq", "moves", "plays", "draws", "passes",
     "heavy_n", "heavy_k", "double_n", "double_k", "chance_n", "chance_k",
     "left_sum", "left_sq", "block_n", "block_k", "losing_n", "losing_sum", "losing_sq",
     "ms_n", "ms_sum", "ms_sq", "bonus_plays", "bonus_points", "missed_n", "missed_points",
-    *PLAYS_AT, *BONUS_AT,
 )
+PLAYER_COUNTERS = (*METRIC_COUNTERS, *PLAYS_AT, *BONUS_AT)
 """The additive counters of ``stats_players`` (one row per player and key). Plays and
 bonus plays by move number are columns, not rows: a histogram row per player, move and
 period would make a year's figures hundreds of thousands of rows."""
