@@ -613,8 +613,8 @@ class Reader:
         cols = ", ".join(f"SUM([{c}])" for c in columns)
         keys = [*(["substr(period, 1, 7)"] if by_month else []), *(f"[{g}]" for g in group)]
         for grain, lo, hi in ranges:
-            cond = "grain = ?" + (" AND period BETWEEN ? AND ?" if grain != "all" else "")
-            cond_params: list[Any] = [grain] + ([lo, hi] if grain != "all" else [])
+            cond = "grain = ? AND period BETWEEN ? AND ?"
+            cond_params: list[Any] = [grain, lo, hi]
             sql = f"SELECT {', '.join([*keys, cols])} FROM {table} WHERE {cond}"
             if where:
                 sql += f" AND {where}"
