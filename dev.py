@@ -2,7 +2,7 @@
 """Set everything up, then serve or test: the README's two commands.
 
     python3 dev.py serve     # venv + install + the service on http://127.0.0.1:5000
-    python3 dev.py test      # venv + install (+ Chromium) + the whole test suite
+    python3 dev.py test      # venv + install (+ engines, Chromium) + the whole test suite
 
 It needs nothing but Python 3.11+. The virtual environment lives in ``.venv``;
 installs are skipped when ``pyproject.toml`` has not changed since the last one.
@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
     if argv[0] == "serve":
         ensure_venv("")
         return subprocess.call([str(BIN / "recorder"), "serve", *argv[1:]], cwd=ROOT)
-    ensure_venv("test")
+    ensure_venv("test,engines")  # the engines' own games are part of the tests
     ensure_chromium()
     return subprocess.call([str(PY), "-m", "pytest", *argv[1:]], cwd=ROOT)
 

@@ -8,12 +8,13 @@ same :func:`recorder.replay.walk` that validates the game.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from recorder.blocking import certain_from
 from recorder.engine import END_NAMES, Move, Round
-from recorder.errors import RecorderError
+from recorder.errors import RecorderError, SchemaError, internal_error
 from recorder.replay import (
     MoveEvent,
     RoundEnd,
@@ -112,6 +113,17 @@ def analyse(doc: Any) -> tuple[dict[str, Any], GameFacts | None]:
         return _walk_facts(doc, answers)
     except RecorderError as exc:
         return invalid_answer(doc, exc, answers), None
+    except RecursionError:
+        return invalid_answer(doc, SchemaError("the document is nested too deeply"),
+                              answers), None
+    except Exception as exc:  # a bug of ours: this game's refusal, located at its round
+        logging.getLogger(__name__).exception("the replay failed on a document")
+        rounds = doc.get("rounds") if isinstance(doc, dict) else None
+        current = len(answers) + 1 if isinstance(rounds, list) and \
+            len(answers) < len(rounds) else 0
+        error = internal_error(exc, "replay", round=current,
+                               pointer=f"/rounds/{current - 1}" if current else None)
+        return invalid_answer(doc, error, answers), None
 
 
 def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any], GameFacts]:

@@ -2,12 +2,14 @@
 
 Library errors become clean messages here, at the edge; exit codes follow the
 contract: 0 when every game is valid, 1 when any is invalid, 2 when an input
-cannot be read at all.
+cannot be read at all, 3 when the recorder itself failed on a document (a bug,
+answered as that document's ``internal/...`` refusal while the others go on).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 import click
 
 from recorder.cli_service import register as register_service
-from recorder.errors import InputError, RecorderError, RulesetError
+from recorder.errors import InputError, RecorderError, RulesetError, internal_error
 from recorder.replay import (
     MoveEvent,
     RoundEnd,
@@ -28,19 +30,23 @@ from recorder.replay import (
 )
 from recorder.rules import OPTIONS, PRESETS, Ruleset
 
-EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
+EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE, EXIT_FAILED = 0, 1, 2, 3
+log = logging.getLogger(__name__)
 
 
 class _Inputs:
     """The documents of the given paths, one engine answer each.
 
     An input that cannot be read at all is reported on stderr and remembered, so
-    the command can exit 2 after answering for everything it could read.
+    the command can exit 2 after answering for everything it could read. A failure
+    of the recorder itself on one document (an exception nobody expected) becomes
+    that document's ``internal/...`` answer and is remembered for exit code 3.
     """
 
     def __init__(self, paths: tuple[str, ...]) -> None:
         self.paths = paths
         self.unreadable = False
+        self.failed = False
 
     def answers(self) -> Iterator[tuple[str, Any, dict[str, Any]]]:
         """(where, document, answer) for every document of every input."""
@@ -50,19 +56,42 @@ class _Inputs:
             try:
                 for item in iter_path(path):
                     where = path if item.line is None else f"{path}:{item.line}"
-                    answer = replay(item.doc) if item.error is None else invalid_answer(
-                        item.doc, item.error)
+                    if item.error is not None:
+                        yield where, item.doc, invalid_answer(item.doc, item.error)
+                        continue
+                    answer = replay(item.doc)
+                    self.note(answer)
                     yield where, item.doc, answer
             except InputError as exc:
                 self._cannot_read(path, exc.message)
             except OSError as exc:
                 self._cannot_read(path, exc.strerror or str(exc))
+            except Exception as exc:  # a bug of the parser: the other inputs still go on
+                log.exception("reading %s failed", path)
+                self.failed = True
+                self._cannot_read(path, internal_error(exc, "parse").message)
+
+    def note(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """Remember an answer that stands for the recorder's own failure."""
+        code = (answer.get("error") or {}).get("code", "")
+        if isinstance(code, str) and code.startswith("internal/"):
+            self.failed = True
+        return answer
+
+    def output_failure(self, where: str, exc: Exception) -> str:
+        """The line that stands for a document whose answer could not be written out."""
+        log.exception("writing out the answer for %s failed", where)
+        self.failed = True
+        error = internal_error(exc, "output")
+        return f"{where}: invalid: {error.message}"
 
     def _cannot_read(self, path: str, why: str) -> None:
         click.echo(f"recorder: cannot read {path}: {why}", err=True)
         self.unreadable = True
 
     def exit_code(self, any_invalid: bool) -> int:
+        if self.failed:
+            return EXIT_FAILED
         if self.unreadable:
             return EXIT_UNREADABLE
         return EXIT_INVALID if any_invalid else EXIT_OK
@@ -98,10 +127,14 @@ def replay_cmd(as_json: bool, files: tuple[str, ...]) -> None:
     invalid = False
     for where, doc, answer in inputs.answers():
         invalid |= answer["status"] == "invalid"
-        if as_json:
-            click.echo(json.dumps(answer, ensure_ascii=False))
-        else:
-            click.echo(transcript(doc, answer, where))
+        try:
+            text = json.dumps(answer, ensure_ascii=False) if as_json else \
+                transcript(doc, answer, where)
+        except Exception as exc:
+            failure = invalid_answer(doc, internal_error(exc, "output"))
+            line = inputs.output_failure(where, exc)
+            text = json.dumps(failure, ensure_ascii=False) if as_json else line
+        click.echo(text)
     sys.exit(inputs.exit_code(invalid))
 
 
@@ -120,18 +153,25 @@ def validate_cmd(files: tuple[str, ...]) -> None:
     for where, _doc, answer in inputs.answers():
         status = answer["status"]
         counts[status] += 1
-        name = answer.get("game_id") or where
-        if status == "invalid":
-            invalid = True
-            err = answer["error"]
-            click.echo(f"{name}: invalid: {err['message']}")
-        else:
-            extra = f", {len(answer['mismatches'])} claimed figures differ" \
-                if answer.get("mismatches") else ""
-            click.echo(f"{name}: ok ({status}, {len(answer['rounds'])} rounds{extra})")
+        invalid |= status == "invalid"
+        try:
+            click.echo(_validate_line(where, answer))
+        except Exception as exc:
+            click.echo(inputs.output_failure(where, exc))
     click.echo(f"{counts['finished']} finished, {counts['unfinished']} unfinished, "
                f"{counts['invalid']} invalid", err=True)
     sys.exit(inputs.exit_code(invalid))
+
+
+def _validate_line(where: str, answer: dict[str, Any]) -> str:
+    """``name: ok (...)`` or ``name: invalid: why`` for one answer."""
+    game_id = answer.get("game_id")
+    name = game_id if isinstance(game_id, str) and game_id else where
+    if answer["status"] == "invalid":
+        return f"{name}: invalid: {answer['error']['message']}"
+    extra = f", {len(answer['mismatches'])} claimed figures differ" \
+        if answer.get("mismatches") else ""
+    return f"{name}: ok ({answer['status']}, {len(answer['rounds'])} rounds{extra})"
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -161,9 +201,15 @@ def _parse_option(text: str) -> tuple[str, Any]:
               "on the seed.")
 @click.option("--max-rounds", type=click.IntRange(1), default=200, show_default=True)
 @click.option("--pretty", is_flag=True, help="Indented JSON (one document) instead of JSON Lines.")
+@click.option("--engine", type=click.Choice(["openspiel", "dominoes", "all-fives"]),
+              default=None, help="Let that engine play the games itself (its own rules and "
+              "players; pip install -e '.[engines]'); with it only --players (openspiel: 2 "
+              "block, 4 team), --games, --seed, --pretty, --series and -o target=N apply.")
+@click.option("--series", is_flag=True, help="dominoes: a whole series to its target instead "
+              "of one hand.")
 def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, games: int,
                  seed: str, bots: str | None, explicit_deal: bool, max_rounds: int,
-                 pretty: bool) -> None:
+                 pretty: bool, engine: str | None, series: bool) -> None:
     """Write complete games played by bots, as JSON Lines on stdout.
 
     \b
@@ -171,10 +217,17 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
       recorder simulate --preset spilop -o bonus=true --players 3 --games 50 > spilop.jsonl
       recorder simulate --preset classic -o draw=one --bots heavy,random --pretty
       recorder simulate --preset kozel -o partnerships=true --players 4
+      recorder simulate --engine openspiel --players 4 --games 100 > team.jsonl
+      recorder simulate --engine all-fives -o target=61 --games 20 > all-fives.jsonl
     """
     from recorder.simulate import simulate_game
 
     opts = dict(_parse_option(o) for o in options)
+    if engine is not None:
+        _simulate_engine(engine, opts, players, games, seed, series, pretty)
+        return
+    if series:
+        raise click.UsageError("--series is for --engine dominoes")
     spec: str | dict[str, Any] = {"preset": preset, "options": opts} if opts else preset
     try:
         rules = Ruleset.from_spec(spec)
@@ -192,6 +245,42 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
         click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
 
 
+def _simulate_engine(engine: str, opts: dict[str, Any], players: int | None, games: int,
+                     seed: str, series: bool, pretty: bool) -> None:
+    """``simulate --engine``: the engine itself plays, its adapter writes the logs."""
+    from recorder import adapters
+
+    kwargs: dict[str, Any] = {}
+    if players is not None:
+        kwargs["players"] = players
+    unknown = sorted(set(opts) - {"target"})
+    if unknown or ("target" in opts and engine == "openspiel"):
+        name = unknown[0] if unknown else "target"
+        raise click.UsageError(f"-o {name}: with --engine {engine} the engine's own rules "
+                               "apply" + ("" if engine == "openspiel" else
+                                          "; only -o target=N may change"))
+    if "target" in opts:
+        target = opts["target"]
+        if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+            raise click.UsageError("-o target must be a whole number of 1 or more")
+        kwargs["target"] = target
+    if series:
+        if engine != "dominoes":
+            raise click.UsageError("--series is for --engine dominoes")
+        kwargs["series"] = True
+    elif engine == "dominoes" and "target" in kwargs:
+        raise click.UsageError("-o target=N with --engine dominoes needs --series")
+    try:
+        module = adapters.load(engine)
+        for i in range(1, games + 1):
+            doc = module.simulate_one(f"{seed}-{i}", **kwargs)
+            click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
+    except adapters.EngineMissing as exc:
+        raise click.UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 @main.command("rules")
 @click.argument("preset", required=False)
 def rules_cmd(preset: str | None) -> None:
@@ -199,13 +288,14 @@ def rules_cmd(preset: str | None) -> None:
 
     \b
     Examples:
-      recorder rules            every option, its values and meaning
+      recorder rules            every option, its values and meaning, and the presets
       recorder rules kozel      the rules of the kozel preset
     """
     if preset is None:
         for name, opt in OPTIONS.items():
             values = " | ".join(opt.choices) if opt.choices else opt.kind
             click.echo(f"{name:16} {values}\n{'':16} {opt.help}")
+        click.echo(f"\npresets (recorder rules PRESET): {', '.join(PRESETS)}")
         return
     try:
         rules = Ruleset.from_spec(preset)
@@ -230,8 +320,11 @@ def _ends(state: Any) -> str:
 def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
     """A compact move-by-move account of a game, with scores after each round."""
     lines: list[str] = []
-    name = answer.get("game_id") or where
-    if answer["status"] == "invalid" and answer.get("error", {}).get("round", 0) == 0:
+    game_id = answer.get("game_id")
+    name = game_id if isinstance(game_id, str) and game_id else where
+    error = answer.get("error") or {}
+    if answer["status"] == "invalid" and (
+            error.get("round", 0) == 0 or str(error.get("code")).startswith("internal/")):
         return f"{name}: invalid: {answer['error']['message']}"
     game = open_game(doc)
     ids = game.players
@@ -270,6 +363,8 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
             elif type(event) is RoundEnd:
                 res = event.result
                 how = "blocked" if res.blocked else f"domino by {ids[res.ended_by]}"
+                if not res.blocked and res.pips_left[res.ended_by]:  # target_check: play
+                    how = f"target reached by {ids[res.ended_by]}"
                 who = ", ".join(ids[w] for w in res.winners) or "nobody"
                 scores = " ".join(_fmt(number(s)) for s in game.match.scores)
                 lines.append(f"  = {how}; winners {who}; points "

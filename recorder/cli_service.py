@@ -31,6 +31,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_REFUSED = 1
 EXIT_UNREADABLE = 2
+EXIT_FAILED = 3
+"""The recorder itself failed: on one document (its refusal says ``internal/...``), or
+the database failed (full, read-only, locked) and the import stopped."""
 SAMPLES_DIR = "sample_games"
 
 
@@ -57,9 +60,16 @@ def open_db(db_path: Path | None) -> Iterator[Database]:
     try:
         yield db
     except sqlite3.Error as exc:
-        raise click.ClickException(f"the database {path} failed: {exc}") from exc
+        raise DatabaseFailed(f"the database {path} failed: {storage.explain_failure(exc)}") \
+            from exc
     finally:
         db.close()
+
+
+class DatabaseFailed(click.ClickException):
+    """The database failed in the middle of a command: exit 3, as any failure of ours."""
+
+    exit_code = EXIT_FAILED
 
 
 # ---------------------------------------------------------------------------------------
@@ -79,7 +89,8 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
 
     Every game is accepted, a duplicate (already stored: nothing changes) or refused
     (with where and why; nothing of it is stored). Exit code 0 when nothing was
-    refused, 1 when a game was refused, 2 when an input could not be read at all.
+    refused, 1 when a game was refused, 2 when an input could not be read at all,
+    3 when the recorder failed (on one document, or the database failed).
 
     \b
     Examples:
@@ -92,12 +103,13 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
         raise click.BadParameter(
             "no such file or folder: " + ", ".join(missing), param_hint="PATHS"
         )
-    unreadable = False
+    unreadable = failed = False
     with open_db(db_path) as db:
         importer, outcomes = import_paths(db, paths, batch_size=batch_size)
         if as_json:
             for outcome in outcomes:
                 unreadable |= outcome.index is None and outcome.status == REFUSED
+                failed |= outcome.internal
                 click.echo(json.dumps(outcome.to_json(), ensure_ascii=False))
             click.echo(json.dumps(importer.tally.as_dict()))
         else:
@@ -106,6 +118,7 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
             with tqdm(desc="import", unit=" games", file=sys.stderr, mininterval=0.5,
                       dynamic_ncols=True) as bar:
                 for outcome in outcomes:
+                    failed |= outcome.internal
                     if outcome.status == REFUSED:
                         unreadable |= outcome.index is None
                         bar.write(outcome.describe(), file=sys.stderr)
@@ -118,6 +131,8 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
                 f"{tally.duplicate} duplicate, {tally.refused} refused "
                 f"-> {storage.resolve_db_path(db_path)}"
             )
+    if failed:
+        sys.exit(EXIT_FAILED)
     if unreadable:
         sys.exit(EXIT_UNREADABLE)
     if importer.tally.refused:

@@ -11,6 +11,11 @@ Board geometry is reduced to what the rules need: up to four open ends
 (left, right and the spinner's up and down), the number each shows, and
 whether the tile at that end is a double lying crosswise (it counts both halves
 in the open-end sum).
+
+For a viewer, ``Round.board`` lists the tiles in the order placed as (inner half,
+outer half, end index); ``Round.shut`` says which ends are closed for good (a
+closed double on it, or a spinner side past ``spinner_max_arms``) and
+``Round.closed_tiles`` which entries of ``board`` are closed doubles.
 """
 
 from __future__ import annotations
@@ -44,11 +49,13 @@ class Move:
     action: str  # "play" | "draw" | "pass"
     tile: str | None = None
     end: str | None = None
+    closed: bool = False  # a double played crosswise and closed (rule closed_doubles)
 
     def text(self) -> str:
         """The move as the error messages and transcripts write it: ``plays 3-5 right``."""
         if self.action == "play":
-            return f"plays {self.tile}" + (f" {self.end}" if self.end else "")
+            return f"plays {self.tile}" + (f" {self.end}" if self.end else "") + (
+                " closed" if self.closed else "")
         if self.action == "draw":
             return f"draws {self.tile}" if self.tile else "draws"
         return "passes"
@@ -59,12 +66,15 @@ class Move:
             out["tile"] = self.tile
         if self.end is not None:
             out["end"] = self.end
+        if self.closed:
+            out["closed"] = True
         return out
 
     def short(self) -> str:
         """What a player may do, as listed after "legal here:"."""
         if self.action == "play":
-            return f"{self.tile}" + (f" {self.end}" if self.end else "")
+            return f"{self.tile}" + (f" {self.end}" if self.end else "") + (
+                " closed" if self.closed else "")
         return self.action
 
 
@@ -210,6 +220,7 @@ class Round:
         "openers", "opening_kind", "value", "dbl", "covered", "arms_open", "opener_double",
         "spinner", "open_mask", "drew", "bonus", "last_player", "last_play", "moves",
         "board", "result", "deal", "_stock_limit",
+        "shut", "shut_pips", "closed_tiles", "pot", "target_from",
     )
 
     rules: Ruleset
@@ -217,8 +228,15 @@ class Round:
     hands: list[int]
 
     @classmethod
-    def start(cls, rules: Ruleset, players: int, deal: Deal, stream: Stream | None) -> Round:
-        """The round just after the deal: whose turn it is and what the opening must be."""
+    def start(cls, rules: Ruleset, players: int, deal: Deal, stream: Stream | None, *,
+              opener: int | None = None, scores: Sequence[Fraction | int] | None = None,
+              pot: int = 0) -> Round:
+        """The round just after the deal: whose turn it is and what the opening must be.
+
+        ``opener`` is the seat a round names under ``opening: seat``; ``scores`` are
+        the match scores before the round (``target_check: play`` ends the game when a
+        play reaches the target) and ``pot`` the pips a tie left (``tie_pot``).
+        """
         self = cls.__new__(cls)
         self.rules = rules
         self.tiles = tile_set(rules.max_pip, rules.sets)
@@ -241,6 +259,15 @@ class Round:
         self.moves = 0
         #: tiles in the order placed: (inner half, outer half, end index; -1 the opening)
         self.board: list[tuple[int, int, int]] = []
+        #: ends closed for good: a closed double on it, or a spinner side past its arms
+        self.shut = [False, False, False, False]
+        self.shut_pips = 0  # both halves of every closed double: they still count
+        #: positions in ``board`` of the doubles played closed
+        self.closed_tiles: list[int] = []
+        self.pot = pot
+        self.target_from = (
+            tuple(scores) if scores is not None and rules.target_check == "play" else None
+        )
         self.result = None
         #: the stock is open while ``drawn`` is below this (never, without drawing)
         self._stock_limit = (
@@ -250,24 +277,34 @@ class Round:
         self.opening_kind = -1  # -1: any tile
         self.turn = 0
         self.phase = OPENING
-        self._settle_opening(stream)
+        self._settle_opening(stream, opener)
         return self
 
-    def _settle_opening(self, stream: Stream | None) -> None:
+    def _settle_opening(self, stream: Stream | None, opener: int | None = None) -> None:
         tiles, rules, hands = self.tiles, self.rules, self.hands
         rule = rules.opening_for(self.players)
+        if opener is not None and rule != "seat":
+            raise DealError(f"the round names an opener, but under these rules the opening "
+                            f"is {rule}, not a named seat")
         if rule == "free":
             self.openers = tuple(range(self.players))
+            return
+        if rule == "seat":
+            seat = 0 if opener is None else opener
+            if isinstance(seat, bool) or not isinstance(seat, int) or not (
+                    0 <= seat < self.players):
+                raise DealError(f"the round's opener is seat {seat!r}; seats go from 0 to "
+                                f"{self.players - 1}")
+            self.openers = (seat,)
+            self.turn = seat
             return
         kind = -1
         if rule == "double-zero-first":
             kind = self._held_kind([tiles.double_kind[0]])
         if kind < 0 and rule in ("highest-double", "double-zero-first"):
-            kind = self._held_kind(
-                [tiles.double_kind[v] for v in range(tiles.max_pip, -1, -1)]
-            )
+            kind = self._held_kind(self._double_order())
             if kind < 0:
-                if rules.no_double == "draw-for-double":
+                if rules.no_double in ("draw-for-double", "everyone-draws-for-double"):
                     self.phase = DRAW_FOR_DOUBLE
                     self.turn = 0
                     return
@@ -282,6 +319,12 @@ class Round:
         self.openers = holders
         self.opening_kind = kind
         self.turn = holders[0]
+
+    def _double_order(self) -> list[int]:
+        """The double kinds in the order the opening looks for them."""
+        double_kind = self.tiles.double_kind
+        order = self.rules.double_order or range(self.tiles.max_pip, -1, -1)
+        return [double_kind[v] for v in order]
 
     def _held_kind(self, kinds: Sequence[int]) -> int:
         held = 0
@@ -302,6 +345,8 @@ class Round:
         other.covered = list(self.covered)
         other.bonus = list(self.bonus)
         other.board = list(self.board)
+        other.shut = list(self.shut)
+        other.closed_tiles = list(self.closed_tiles)
         return other
 
     # ------------------------------------------------------------------ queries
@@ -371,8 +416,14 @@ class Round:
             ends_of: dict[int, int] = {}
             for k, _ in plays:
                 ends_of[k] = ends_of.get(k, 0) + 1
-            return [Move(seat, "play", name[k], END_NAMES[e] if ends_of[k] > 1 else None)
-                    for k, e in plays]
+            moves = [Move(seat, "play", name[k], END_NAMES[e] if ends_of[k] > 1 else None)
+                     for k, e in plays]
+            if self.rules.closed_doubles and self._may_close():
+                double = self.tiles.kind_is_double
+                moves = [c for m, (k, _) in zip(moves, plays, strict=True) for c in (
+                    (m, Move(seat, "play", m.tile, m.end, closed=True)) if double[k]
+                    else (m,))]
+            return moves
         if self.phase == OPENING or seat != self.turn:
             return []
         return [Move(seat, "draw")] if self.may_draw() else [Move(seat, "pass")]
@@ -386,6 +437,9 @@ class Round:
         bonus = max((self._bonus_after(k, e) for k, e in plays), default=0) \
             if self.rules.bonus else 0
         if self.phase == PLAY and seat == self.turn:
+            if self.rules.closed_doubles and self._may_close():  # a double: open or closed
+                return len(plays) + sum(self.tiles.kind_is_double[k] for k, _ in plays) \
+                    or 1, bonus
             return len(plays) or 1, bonus  # no play: exactly one of draw or pass
         return len(self.legal_moves(seat)), bonus
 
@@ -393,7 +447,12 @@ class Round:
         """The open-end count of the bonus rule (RULES.md, "Bonus points")."""
         if self.phase in (OPENING, DRAW_FOR_DOUBLE):
             return 0
-        return _end_sum(self.value, self.dbl, self.covered, self.opener_double)
+        return _end_sum(self.value, self.dbl, self.covered, self.opener_double) + \
+            self.shut_pips
+
+    def _may_close(self) -> bool:
+        """Whether a double may be played closed now: the spinner has two arms."""
+        return self.spinner and self.phase == PLAY and sum(self.covered) >= 2
 
     def score_of(self, move: Move) -> int:
         """The bonus ``move`` would score now (0 when bonus is off or it scores nothing)."""
@@ -412,7 +471,7 @@ class Round:
             total = 2 * lo if lo == hi else lo + hi
         else:
             total = _end_sum(self.value, self.dbl, self.covered, self.opener_double,
-                             e, hi if self.value[e] == lo else lo, lo == hi)
+                             e, hi if self.value[e] == lo else lo, lo == hi) + self.shut_pips
         return total if total > 0 and total % self.rules.bonus_multiple == 0 else 0
 
     # ------------------------------------------------------------------ moves
@@ -431,6 +490,8 @@ class Round:
         action = move.action
         if action == "play":
             return self._check_play(move)
+        if move.closed:
+            raise IllegalMove("only a play may be closed")
         if action == "draw":
             if self.phase == DRAW_FOR_DOUBLE:
                 return self._check_drawn_tile(move)
@@ -467,6 +528,8 @@ class Round:
     def _wrong_turn(self) -> str:
         if self.phase == OPENING and len(self.openers) < self.players:
             who = " or ".join(f"seat {s}" for s in self.openers)
+            if self.opening_kind < 0:
+                return f"not this player's turn: {who} opens"
             tile = self.tiles.kind_name[self.opening_kind]
             return f"not this player's turn: {who} opens with {tile}"
         return f"not this player's turn: seat {self.turn} is to move"
@@ -500,6 +563,8 @@ class Round:
             raise IllegalMove(str(exc)) from None
         if not self.hands[move.player] & tiles.kind_mask[kind]:
             raise IllegalMove(f"the player does not hold {move.tile}")
+        if move.closed:
+            self._check_closed(kind)
         if self.phase == OPENING:
             if self.opening_kind >= 0 and kind != self.opening_kind:
                 raise IllegalMove(
@@ -520,6 +585,8 @@ class Round:
         if e < 0:
             raise IllegalMove(f'"{move.end}" is not an end; ends are left, right, up, down')
         if self.value[e] < 0:
+            if self.shut[e]:
+                raise IllegalMove(f"the {move.end} end is closed")
             if e >= UP:
                 if not self.spinner:
                     raise IllegalMove(f"there is no {move.end} end: only a spinner has up and "
@@ -530,6 +597,15 @@ class Round:
         if e not in ends:
             raise IllegalMove(f"the {move.end} end shows {self.value[e]}")
         return (kind, a, e)
+
+    def _check_closed(self, kind: int) -> None:
+        if not self.rules.closed_doubles:
+            raise IllegalMove("these rules have no closed doubles (option closed_doubles)")
+        if not self.tiles.kind_is_double[kind]:
+            raise IllegalMove("only a double may be played closed")
+        if not self._may_close():
+            raise IllegalMove("a double may be played closed only once the spinner has two "
+                              "arms")
 
     def _no_match(self, tile: str) -> str:
         shows = ", ".join(f"{END_NAMES[e]} {v}" for e, v in enumerate(self.value) if v >= 0)
@@ -545,9 +621,10 @@ class Round:
     def apply(self, move: Move) -> None:
         """Check ``move`` and play it; the round may end with it."""
         kind, a, e = self.check(move)
-        self._commit(move.player, move.action, kind, a, e)
+        self._commit(move.player, move.action, kind, a, e, move.closed)
 
-    def apply_fast(self, seat: object, action: object, tile: object, end: object) -> None:
+    def apply_fast(self, seat: object, action: object, tile: object, end: object,
+                   closed: object = None) -> None:
         """:meth:`apply` for a logged move given as its fields, without building a Move.
 
         A fast lane for the common legal cases of replay: it decides only what it
@@ -555,6 +632,9 @@ class Round:
         draw or pass with nothing playable) and hands anything else to
         :meth:`apply`, so every refusal still comes from :meth:`check`.
         """
+        if closed is not None:  # rare: the careful lane checks it
+            self.apply(Move(seat, action, tile, end, closed))  # type: ignore[arg-type]
+            return
         if seat == self.turn and self.phase is PLAY and type(seat) is int:
             if action == "play":
                 hit = self.tiles.lookup.get(tile)  # type: ignore[arg-type]
@@ -597,12 +677,19 @@ class Round:
                     return
         self.apply(Move(seat, action, tile, end))  # type: ignore[arg-type]
 
-    def _commit(self, seat: int, action: str, kind: int, a: int, e: int) -> None:
+    def _commit(self, seat: int, action: str, kind: int, a: int, e: int,
+                closed: bool = False) -> None:
         """Play a move that has been checked."""
         self.moves += 1
         if action == "play":
             self._place(seat, kind, a, e)
+            if closed:
+                self._close(e)
             self.drew = False
+            if self.target_from is not None and \
+                    self.target_from[seat] + self.bonus[seat] >= self.rules.target:
+                self._finish(seat, blocked=False, target=True)
+                return
             if not self.hands[seat]:
                 self._finish(seat, blocked=False)
                 return
@@ -616,6 +703,19 @@ class Round:
             self.drew = True
             if self.phase == DRAW_FOR_DOUBLE:
                 kind = self.tiles.phys_kind[phys]
+                if self.rules.no_double == "everyone-draws-for-double":
+                    self.drew = False
+                    if seat == self.players - 1:  # everyone has drawn: look for a double
+                        kind = self._held_kind(self._double_order())
+                        if kind >= 0:
+                            self.phase = OPENING
+                            self.opening_kind = kind
+                            self.openers = tuple(s for s in range(self.players)
+                                                 if self.hands[s] & self.tiles.kind_mask[kind])
+                            self.turn = self.openers[0]
+                            return
+                    self.turn = (seat + 1) % self.players
+                    return
                 if self.tiles.kind_is_double[kind]:
                     self.phase = OPENING
                     self.openers = (seat,)
@@ -663,6 +763,10 @@ class Round:
                     self.covered[RIGHT]:
                 value[UP] = value[DOWN] = self.tiles.kind_lo[self.opening_kind]
                 self.arms_open = True
+            if self.spinner and self.rules.spinner_max_arms == 3 and sum(self.covered) == 3:
+                last = self.covered.index(False)  # the side left without a tile closes
+                value[last] = -1
+                self.shut[last] = True
         mask = 0
         pip_mask = tiles.pip_mask
         for v in value:
@@ -675,6 +779,21 @@ class Round:
             total = self.open_end_sum()
             if total > 0 and total % self.rules.bonus_multiple == 0:
                 self._credit_bonus(seat, total)
+
+    def _close(self, e: int) -> None:
+        """The double just placed on end ``e`` was played closed: the end ends there."""
+        v = self.value[e]
+        self.value[e] = -1
+        self.dbl[e] = False
+        self.shut[e] = True
+        self.shut_pips += 2 * v
+        self.closed_tiles.append(len(self.board) - 1)
+        mask = 0
+        pip_mask = self.tiles.pip_mask
+        for x in self.value:
+            if x >= 0:
+                mask |= pip_mask[x]
+        self.open_mask = mask
 
     def _credit_bonus(self, seat: int, total: int) -> None:
         for side in self.rules.sides(self.players):
@@ -691,10 +810,15 @@ class Round:
         self.last_player = seat
         self._finish(seat, blocked=True)
 
-    def _finish(self, seat: int, *, blocked: bool) -> None:
+    def _finish(self, seat: int, *, blocked: bool, target: bool = False) -> None:
         self.last_player = seat
         self.phase = OVER
-        self.result = score_round(self, seat, blocked)
+        if target:  # the game ends now: the round scores no pips, its bonus stands
+            side = next(s for s in self.rules.sides(self.players) if seat in s)
+            self.result = RoundResult(tuple(side), (0,) * self.players, tuple(self.bonus),
+                                      False, tuple(self.pips_left()), seat)
+        else:
+            self.result = score_round(self, seat, blocked)
 
     def pips_left(self) -> list[int]:
         return [self.tiles.mask_pips(h) for h in self.hands]
@@ -713,7 +837,7 @@ def _end_sum(value: list[int], dbl: list[bool], covered: list[bool], opener_doub
     for e in (LEFT, RIGHT, UP, DOWN):
         if e == at:
             total += shows * 2 if double else shows
-        elif covered[e] or e < UP:
+        elif (covered[e] or e < UP) and value[e] >= 0:  # a shut end: in the caller's sum
             total += value[e] * 2 if dbl[e] else value[e]
     if opener_double and not covered[LEFT] and not covered[RIGHT] and at not in (LEFT, RIGHT):
         total -= 2 * value[LEFT]  # both line ends are the one opening double: count it once
@@ -734,11 +858,20 @@ def score_round(rnd: Round, ended_by: int, blocked: bool) -> RoundResult:
     side_pips = [sum(pips[p] for p in side) for side in sides]
     side_points: list[Fraction | int] = [0] * len(sides)
     winning: list[int] = []
-    if not blocked:
+    if rules.pips_decide:
+        low = min(side_pips)
+        lows = [i for i, p in enumerate(side_pips) if p == low]
+        if len(lows) == 1:  # a tie for the lowest: nobody wins (the pips may go to the pot)
+            w = lows[0]
+            winning = [w]
+            side_points[w] = sum(p for i, p in enumerate(side_pips) if i != w) + rnd.pot
+    elif not blocked:
         w = side_of[ended_by]
         winning = [w]
         if rules.domino_scoring == "opponents-pips":
             side_points[w] = sum(p for i, p in enumerate(side_pips) if i != w)
+        elif rules.domino_scoring == "all-pips":
+            side_points[w] = sum(side_pips)
         else:  # penalty
             side_points = [0 if i == w else p for i, p in enumerate(side_pips)]
     else:
@@ -755,6 +888,14 @@ def score_round(rnd: Round, ended_by: int, blocked: bool) -> RoundResult:
                 winning = []
             else:
                 pot = sum(p - low for p in side_pips)
+                for i in winning:
+                    side_points[i] = _share(pot, len(winning))
+        elif scoring == "lowest-takes-all":
+            winning = [i for i, p in enumerate(side_pips) if p == low]
+            if len(winning) == len(sides):
+                winning = []
+            else:
+                pot = sum(side_pips)
                 for i in winning:
                     side_points[i] = _share(pot, len(winning))
         elif scoring == "fish":
@@ -778,7 +919,7 @@ def _share(pot: int, ways: int) -> Fraction | int:
 class Match:
     """A game across rounds: running scores, the target, and who wins."""
 
-    __slots__ = ("rules", "players", "scores", "results", "over", "winners")
+    __slots__ = ("rules", "players", "scores", "results", "over", "winners", "pot")
 
     def __init__(self, rules: Ruleset, players: int) -> None:
         rules.check_players(players)
@@ -788,16 +929,29 @@ class Match:
         self.results: list[RoundResult] = []
         self.over = False
         self.winners: tuple[int, ...] = ()
+        self.pot = 0  # pips of tied rounds waiting for a winner (tie_pot)
 
-    def new_round(self, *, seed: str | None = None, deal: object = None) -> Round:
-        """Deal the next round from its seed or its explicit deal."""
+    def new_round(self, *, seed: str | None = None, deal: object = None,
+                  opener: int | None = None) -> Round:
+        """Deal the next round from its seed or its explicit deal.
+
+        ``opener`` is the seat the round names to open (rule ``opening: seat``).
+        """
         if deal is not None:
-            return Round.start(self.rules, self.players,
-                               explicit_deal(self.rules, self.players, deal), None)
+            return self.start_round(explicit_deal(self.rules, self.players, deal), None,
+                                    opener=opener)
         if seed is None:
             raise DealError("a round needs a seed or a deal")
         dealt, stream = seeded_deal(self.rules, self.players, seed)
-        return Round.start(self.rules, self.players, dealt, stream)
+        return self.start_round(dealt, stream, opener=opener)
+
+    def start_round(self, deal: Deal, stream: Stream | None, *,
+                    opener: int | None = None) -> Round:
+        """The next round from a deal already made, with what it needs of the match."""
+        if self.rules.target_check == "play" or self.rules.tie_pot:
+            return Round.start(self.rules, self.players, deal, stream, opener=opener,
+                               scores=self.scores, pot=self.pot)
+        return Round.start(self.rules, self.players, deal, stream, opener=opener)
 
     def finish_round(self, result: RoundResult) -> None:
         """Add a finished round to the scores and check the target."""
@@ -805,7 +959,17 @@ class Match:
         scores = self.scores
         for p in range(self.players):
             scores[p] += result.points[p] + result.bonus[p]
-        target = self.rules.target
+        rules = self.rules
+        if rules.tie_pot:
+            self.pot = 0 if result.winners else self.pot + sum(result.pips_left)
+        if rules.hands:
+            if len(self.results) >= rules.hands:
+                self.over = True
+                best = max(scores) if rules.target_mode == "reach-wins" else min(scores)
+                if any(s != best for s in scores):  # all equal: nobody wins
+                    self.winners = tuple(p for p, s in enumerate(scores) if s == best)
+            return
+        target = rules.target
         if any(s >= target for s in scores):
             self.over = True
             best = max(scores) if self.rules.target_mode == "reach-wins" else min(scores)

@@ -91,3 +91,44 @@ class GameOverError(RecorderError):
     """A round follows the end of the game, or follows an unfinished round."""
 
     code = "round/after-end"
+
+
+class InternalError(RecorderError):
+    """The recorder itself failed on one document: a bug, never a verdict on the log.
+
+    It is answered like a refusal of that one document, so that the others still get
+    their answers, and its code starts with ``internal/`` so that nobody mistakes it
+    for something to fix in the log.
+    """
+
+    code = "internal/error"
+
+
+_STAGES = {
+    "parse": "reading",
+    "replay": "replaying",
+    "import": "importing",
+    "storage": "storing",
+    "output": "writing out",
+}
+
+
+def internal_error(
+    exc: BaseException, stage: str, *, round: int = 0, move: int = 0,
+    pointer: str | None = None,
+) -> InternalError:
+    """The refusal that stands for an unexpected exception while handling one document.
+
+    The message names the stage and the exception's type but not its text, which may
+    quote server paths or the inside of the recorder; the caller logs the traceback.
+    """
+    where = ""
+    if round:
+        where = f" at round {round}" + (f", move {move}" if move else "")
+    doing = _STAGES.get(stage, stage)
+    return InternalError(
+        f"the recorder failed while {doing} this document{where} ({type(exc).__name__}); "
+        "this is a bug in the recorder, not a fault found in the log: it is logged, "
+        "and a report with the log helps fix it",
+        round=round, move=move, pointer=pointer, code=f"internal/{stage}",
+    )

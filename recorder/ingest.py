@@ -33,7 +33,7 @@ from sqlite_utils import Database
 
 from recorder import stats, storage
 from recorder.analysis import analyse
-from recorder.errors import InputError, RecorderError
+from recorder.errors import InputError, RecorderError, internal_error
 from recorder.parse import Limits, iter_documents, iter_path
 
 log = logging.getLogger(__name__)
@@ -82,6 +82,12 @@ class Outcome:
     line: int | None = None
     result: str | None = None
     """The engine's status of an accepted game: ``finished`` or ``unfinished``."""
+
+    @property
+    def internal(self) -> bool:
+        """Whether this refusal stands for a failure of the recorder, not of the log."""
+        code = (self.error or {}).get("code")
+        return isinstance(code, str) and code.startswith("internal/")
 
     def to_json(self) -> dict[str, Any]:
         """The per-game report line of ``recorder import --json`` and ``POST /api/games``."""
@@ -243,6 +249,11 @@ def normalized(doc: Any, *, nulls: bool = True) -> Any:
                          for key, keys in parts if key in doc}}
         if isinstance(doc.get("players"), list):
             doc["players"] = [_without_nulls(p, _NULLABLE_PLAYER) for p in doc["players"]]
+        ruleset = doc.get("ruleset")
+        if isinstance(ruleset, dict) and isinstance(ruleset.get("options"), dict):
+            # every option is optional: one set to null is one left out
+            options = ruleset["options"]
+            doc["ruleset"] = {**ruleset, "options": _without_nulls(options, frozenset(options))}
     if isinstance(doc.get("rounds"), list):
         doc = {**doc, "rounds": [_normalized_round(r, nulls) for r in doc["rounds"]]}
     return doc
@@ -331,16 +342,7 @@ def _engine(doc: Any) -> tuple[dict[str, Any], Any]:
         return {"status": "invalid", "error": exc.to_dict()}, None
     except Exception as exc:  # the engine must never take the service down
         log.exception("the engine failed on a document")
-        return {
-            "status": "invalid",
-            "error": {
-                "round": 0,
-                "move": 0,
-                "code": "recorder/internal",
-                "message": f"the recorder could not replay this game ({type(exc).__name__}); "
-                "this is a bug in the recorder, please report it with the log",
-            },
-        }, None
+        return {"status": "invalid", "error": internal_error(exc, "replay").to_dict()}, None
 
 
 @dataclass
@@ -400,7 +402,24 @@ class Importer:
             yield from self._commit(batch)
 
     def _prepare(self, source: str | None, parsed: ParsedLike) -> _Pending:
-        """Everything that needs no lock: identity, pre-checks, the replay, the rows."""
+        """Everything that needs no lock: identity, pre-checks, the replay, the rows.
+
+        An unexpected exception here is this document's ``internal/import`` refusal,
+        logged; the batch goes on without it. Database failures are not caught: they
+        concern every document, and the import stops with them.
+        """
+        try:
+            return self._prepare_one(source, parsed)
+        except sqlite3.Error:
+            raise
+        except Exception as exc:
+            log.exception("importing a document failed")
+            pending = _Pending(source, parsed.index, parsed.line,
+                               game_id=_game_id(parsed.doc))
+            pending.decide(REFUSED, error=internal_error(exc, "import").to_dict())
+            return pending
+
+    def _prepare_one(self, source: str | None, parsed: ParsedLike) -> _Pending:
         doc = parsed.doc
         pending = _Pending(source, parsed.index, parsed.line, game_id=_game_id(doc))
         if parsed.error is not None:
@@ -476,6 +495,13 @@ class Importer:
                 "message": f"the game could not be stored: {exc}",
             })
             return
+        except sqlite3.Error:
+            raise  # the database itself failed (full, read-only, locked): stop the import
+        except Exception as exc:  # the savepoint undid this game's rows; the batch goes on
+            log.exception("storing a game failed")
+            pending.record = None
+            pending.decide(REFUSED, error=internal_error(exc, "storage").to_dict())
+            return
         pending.decide(ACCEPTED, id=new_id)
         self._stats.add(new_id, pending.record.stats)
         pending.record = None  # its rows are in the file; free them before the batch ends
@@ -528,6 +554,9 @@ def iter_sources(
             yield source, _InputFailure(exc)
         except OSError as exc:
             yield source, _InputFailure(InputError(f"cannot read {source}: {exc.strerror}"))
+        except Exception as exc:  # a bug of the parser: the other inputs still go in
+            log.exception("reading %s failed", source)
+            yield source, _InputFailure(internal_error(exc, "parse"))
 
 
 def import_paths(

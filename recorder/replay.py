@@ -9,6 +9,7 @@ instead of re-implementing it.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,8 +23,11 @@ from recorder.errors import (
     RecorderError,
     RulesetError,
     SchemaError,
+    internal_error,
 )
 from recorder.rules import Ruleset
+
+log = logging.getLogger(__name__)
 
 MAX_LEGAL_LISTED = 8
 _SEAT = re.compile(r"\bseat (\d+)\b")
@@ -118,8 +122,9 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             )
         try:
             deal = rdoc.get("deal")  # null is the same as absent
+            opener = rdoc.get("opener")
             if deal is not None:
-                state = match.new_round(deal=deal)
+                state = match.new_round(deal=deal, opener=opener)
             else:
                 seed = rdoc.get("seed")
                 if seed is None:
@@ -129,7 +134,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                             code="round/deal",
                         )
                     seed = f"{game.seed}/{r}"
-                state = match.new_round(seed=seed)
+                state = match.new_round(seed=seed, opener=opener)
         except RecorderError as exc:
             exc.round, exc.move = r, 0
             exc.message = f"round {r}: {exc.message}"
@@ -139,10 +144,11 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
         yield RoundStart(r, state)
         if moves:
             for m, mdoc in enumerate(rdoc["moves"], 1):
-                move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+                move = _move(mdoc)
                 yield MoveEvent(r, m, move, state, mdoc.get("ms"))
                 try:
-                    state.apply_fast(move.player, move.action, move.tile, move.end)
+                    state.apply_fast(move.player, move.action, move.tile, move.end,
+                                     mdoc.get("closed"))
                 except IllegalMove as exc:
                     raise _locate(exc, r, m, move, state, ids) from None
         else:
@@ -151,16 +157,22 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             try:
                 for m, mdoc in enumerate(rdoc["moves"], 1):  # noqa: B007 - m locates errors
                     get = mdoc.get
-                    apply_fast(get("player"), get("action"), get("tile"), get("end"))
+                    apply_fast(get("player"), get("action"), get("tile"), get("end"),
+                               get("closed"))
             except IllegalMove as exc:
-                mdoc = rdoc["moves"][m - 1]
-                move = Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"))
+                move = _move(rdoc["moves"][m - 1])
                 raise _locate(exc, r, m, move, state, ids) from None
         if state.result is None:
             game.unfinished_round = r
             continue
         match.finish_round(state.result)
         yield RoundEnd(r, state.result, state)
+
+
+def _move(mdoc: dict[str, Any]) -> Move:
+    """A logged move as the engine's Move (``closed`` only on closed doubles)."""
+    return Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"),
+                mdoc.get("closed") is True)
 
 
 def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
@@ -199,18 +211,32 @@ def round_answer(result: RoundResult) -> dict[str, Any]:
 
 
 def replay(doc: Any) -> dict[str, Any]:
-    """The engine's answer for one document (CONTRACT.md); never raises for a bad log."""
+    """The engine's answer for one document (CONTRACT.md); never raises for a bad log.
+
+    Nor for a bug of its own: an unexpected exception becomes this document's
+    ``internal/replay`` refusal, located at the round being replayed, and is logged,
+    so that a batch of documents never stops at one.
+    """
     rounds: list[dict[str, Any]] = []
+    current = 0  # the round being replayed, for locating a failure of our own
     try:
         game = open_game(doc)
+        current = 1 if game.rounds else 0
         for event in walk(doc, game, moves=False):
             if type(event) is RoundEnd:
                 rounds.append(round_answer(event.result))
+                current = event.round + 1 if event.round < len(game.rounds) else 0
+        current = 0
+        return finish_answer(doc, game, rounds)
     except RecorderError as exc:
         return invalid_answer(doc, exc, rounds)
     except RecursionError:
         return invalid_answer(doc, SchemaError("the document is nested too deeply"), rounds)
-    return finish_answer(doc, game, rounds)
+    except Exception as exc:
+        log.exception("the replay failed on a document (round %s)", current)
+        pointer = f"/rounds/{current - 1}" if current else None
+        return invalid_answer(doc, internal_error(exc, "replay", round=current,
+                                                  pointer=pointer), rounds)
 
 
 def invalid_answer(doc: Any, exc: RecorderError,

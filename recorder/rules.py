@@ -18,13 +18,18 @@ from typing import Any
 from recorder.errors import RulesetError
 
 DRAW_POLICIES = ("until-playable", "one", "none")
-OPENINGS = ("highest-double", "double-zero-first", "highest-tile", "free")
-NO_DOUBLE = ("draw-for-double", "redeal", "highest-tile")
+OPENINGS = ("highest-double", "double-zero-first", "highest-tile", "free", "seat")
+NO_DOUBLE = ("draw-for-double", "redeal", "highest-tile", "everyone-draws-for-double")
 TIE_BREAKS = ("lot", "any")
 SPINNER_ARMS = ("always", "after-sides")
-DOMINO_SCORING = ("opponents-pips", "penalty")
-BLOCKED_SCORING = ("lowest-wins", "fish", "negative", "difference")
+DOMINO_SCORING = ("opponents-pips", "penalty", "all-pips")
+BLOCKED_SCORING = ("lowest-wins", "fish", "negative", "difference", "lowest-takes-all")
 TARGET_MODES = ("reach-wins", "reach-loses")
+TARGET_CHECKS = ("round", "play")
+DOUBLE_OPENINGS = ("highest-double", "double-zero-first")
+#: fields for house rules of other engines; ``describe`` lists them only when they are on
+HOUSE_RULES = ("hands", "target_check", "double_order", "spinner_max_arms", "closed_doubles",
+               "pips_decide", "tie_pot")
 MAX_PIPS = (6, 9, 12)
 
 
@@ -32,7 +37,7 @@ MAX_PIPS = (6, 9, 12)
 class Option:
     """One word of the options vocabulary: its type, allowed values and meaning."""
 
-    kind: str  # "bool", "int", "choice", "per-players-int", "per-players-choice"
+    kind: str  # "bool", "int", "choice", "per-players-int", "per-players-choice", "pips"
     help: str
     choices: tuple[str, ...] = ()
     minimum: int | None = None
@@ -44,6 +49,12 @@ OPTIONS: dict[str, Option] = {
                      maximum=1_000_000),
     "target_mode": Option("choice", "reaching the target wins (reach-wins) or loses "
                           "(reach-loses, kozel)", TARGET_MODES),
+    "target_check": Option("choice", "when the target is checked: when a round ends (round), "
+                           "or also after every scoring play (play: the game ends at once, "
+                           "mid-round)", TARGET_CHECKS),
+    "hands": Option("int", "a match of exactly this many rounds (hands), whatever the "
+                    "scores; the target is not used; equal scores: no winner", minimum=1,
+                    maximum=1000),
     "bonus": Option("bool", "a play that makes the open-end sum a positive multiple of "
                     "bonus_multiple scores that sum at once"),
     "bonus_multiple": Option("int", "the multiple that scores a bonus (5)", minimum=1,
@@ -61,12 +72,19 @@ OPTIONS: dict[str, Option] = {
     "stock_floor": Option("int", "no drawing while the boneyard holds this many tiles or "
                           "fewer (norwegian: 2)", minimum=0, maximum=90),
     "opening": Option("per-players-choice", "who opens and with what: highest-double, "
-                      "double-zero-first (0-0, else the highest double), highest-tile, or free "
-                      "(anyone, any tile); a value, or an object by player count",
+                      "double-zero-first (0-0, else the highest double), highest-tile, free "
+                      "(anyone, any tile), or seat (seat 0, or the round's opener, with any "
+                      "tile); a value, or an object by player count",
                       OPENINGS),
+    "double_order": Option("pips", "the order in which the doubles are looked for by "
+                           "highest-double, as a list of every pip value once, like "
+                           "[5, 1, 2, 3, 4, 6, 0]; default: highest first", minimum=0,
+                           maximum=12),
     "no_double": Option("choice", "when the opening needs a double and nobody holds one: "
-                        "draw-for-double (draw in turn until someone draws one), redeal, or "
-                        "highest-tile", NO_DOUBLE),
+                        "draw-for-double (draw in turn until someone draws one), redeal, "
+                        "highest-tile, or everyone-draws-for-double (each player draws one "
+                        "tile, then the doubles are looked for, until one is held)",
+                        NO_DOUBLE),
     "tie_break": Option("choice", "several players hold the opening tile (two sets): lot "
                         "(drawn from the seed's stream) or any (any of them may open)",
                         TIE_BREAKS),
@@ -74,14 +92,29 @@ OPTIONS: dict[str, Option] = {
     "spinner_arms": Option("choice", "when the spinner's up and down sides open: always, or "
                            "after-sides (once both left and right are covered)",
                            SPINNER_ARMS),
+    "spinner_max_arms": Option("int", "how many sides of the spinner may take a tile: 4, or 3 "
+                               "(the last side closes once three are covered)", minimum=3,
+                               maximum=4),
+    "closed_doubles": Option("bool", "once the spinner has two arms, a double may be played "
+                             'crosswise and closed (a move with "closed": true): it ends its '
+                             "arm and still counts both halves"),
     "domino_scoring": Option("choice", "a player goes out: opponents-pips (the winner scores "
-                             "the opponents' pips left) or penalty (winner 0, every other "
-                             "player adds their own pips left)", DOMINO_SCORING),
+                             "the opponents' pips left), penalty (winner 0, every other "
+                             "player adds their own pips left) or all-pips (the winning side "
+                             "scores every other hand's pips, the partner's included)",
+                             DOMINO_SCORING),
     "blocked_scoring": Option("choice", "a blocked round: lowest-wins (lowest pips left wins "
                               "the others' pips, ties split), fish (the last player to play "
                               "scores 0, the others add their own pips), negative (everyone "
                               "scores minus their own pips), difference (lowest wins the "
-                              "difference)", BLOCKED_SCORING),
+                              "difference), lowest-takes-all (the lowest side scores every "
+                              "side's pips, its own included; all equal: nobody scores)",
+                              BLOCKED_SCORING),
+    "pips_decide": Option("bool", "every round, domino or blocked, goes to the lowest pips "
+                          "left (team total in partnerships), which scores the other sides' "
+                          "pips; a tie for the lowest: nobody scores"),
+    "tie_pot": Option("bool", "with pips_decide: the pips of a tied round score nothing now "
+                      "and go to the winner of the next round that has one"),
     "partnerships": Option("bool", "four players in two teams (seats 0+2 and 1+3) that score "
                            "together"),
 }
@@ -111,6 +144,14 @@ class Ruleset:
     sets: int = 1
     max_pip: int = 6
     partnerships: bool = False
+    # house rules of other engines; their defaults are the rules above unchanged
+    hands: int = 0  # 0: play to the target
+    target_check: str = "round"
+    double_order: tuple[int, ...] = ()  # () : highest double first
+    spinner_max_arms: int = 4
+    closed_doubles: bool = False
+    pips_decide: bool = False
+    tie_pot: bool = False
     options: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
     _two_set_hands: tuple[tuple[int, int], ...] = field(default=(), compare=False, repr=False)
 
@@ -146,7 +187,12 @@ class Ruleset:
         return base.with_options(options)
 
     def with_options(self, options: Mapping[str, Any]) -> Ruleset:
-        """This ruleset with ``options`` applied; each is checked against :data:`OPTIONS`."""
+        """This ruleset with ``options`` applied; each is checked against :data:`OPTIONS`.
+
+        An option set to null is the same as an option left out, as for every optional
+        field of a log.
+        """
+        options = {name: value for name, value in options.items() if value is not None}
         changes: dict[str, Any] = {}
         for name, value in options.items():
             opt = OPTIONS.get(name)
@@ -170,11 +216,32 @@ class Ruleset:
         merged = dict(self.options)
         merged.update(options)
         try:
-            return replace(self, options=tuple(sorted(merged.items())), **changes)
+            rules = replace(self, options=tuple(sorted(merged.items())), **changes)
         except RulesetError as exc:
             if exc.pointer is None:
                 exc.pointer = "/ruleset/options"
             raise
+        rules._check_given(merged)
+        _refuse_idle_options(rules, options)
+        return rules
+
+    def _check_given(self, given: Mapping[str, Any]) -> None:
+        """Refuse options that a rule set in the same ruleset makes meaningless.
+
+        These depend on what the log wrote, not only on the fields: a preset may
+        carry a target that ``hands`` ignores, but a log may not ask for both.
+        """
+        def refuse(name: str, why: str) -> RulesetError:
+            return RulesetError(f"option {name} {why}", pointer=f"/ruleset/options/{name}")
+
+        if self.hands and "target" in given:
+            raise refuse("target", f"has no effect: the match is {self.hands} hands "
+                         "(option hands), whatever the scores")
+        if self.pips_decide:
+            for name in ("domino_scoring", "blocked_scoring"):
+                if name in given:
+                    raise refuse(name, "contradicts pips_decide: every round goes to the "
+                                 "lowest pips left")
 
     # ------------------------------------------------------------------ queries
     def tiles_each(self, players: int) -> int:
@@ -231,12 +298,44 @@ class Ruleset:
             if f.name.startswith("_") or f.name == "options":
                 continue
             value = getattr(self, f.name)
+            if f.name in HOUSE_RULES and value == f.default:
+                continue  # an engine's house rule left off: the classic rule applies
             if f.name in ("hand_size", "opening"):
                 value = {str(n) if n else "default": v for n, v in value}
+            if f.name == "double_order":
+                value = list(value)
             out[f.name] = value
         return out
 
     # ------------------------------------------------------------------ checks
+    def _validate_house_rules(self) -> None:
+        rules = {rule for _, rule in self.opening}
+        if self.double_order:
+            if sorted(self.double_order) != list(range(self.max_pip + 1)):
+                raise RulesetError(
+                    f"double_order lists every pip value from 0 to {self.max_pip} once, not "
+                    f"{list(self.double_order)}"
+                )
+            other = sorted(rules - {"highest-double"})
+            if other:
+                raise RulesetError("double_order is the order of the highest-double opening; "
+                                   f"it contradicts the opening {other[0]}")
+        if self.spinner_max_arms != 4 and not self.spinner:
+            raise RulesetError("spinner_max_arms needs a spinner (option spinner)")
+        if self.closed_doubles and not self.spinner:
+            raise RulesetError("closed_doubles needs a spinner (option spinner): a double is "
+                               "closed once the spinner has two arms")
+        if self.tie_pot and not self.pips_decide:
+            raise RulesetError("tie_pot needs pips_decide: the pot holds the pips of a round "
+                               "that pips tie")
+        if self.target_check == "play":
+            if self.target_mode != "reach-wins":
+                raise RulesetError("target_check play ends the game when a play reaches the "
+                                   "target, so it needs target_mode reach-wins")
+            if self.hands:
+                raise RulesetError("target_check play contradicts hands: a match of a fixed "
+                                   "number of hands does not use the target")
+
     def _validate(self) -> None:
         if self.sets not in (1, 2):
             raise RulesetError(f"sets is 1 or 2, not {self.sets}")
@@ -251,12 +350,35 @@ class Ruleset:
                     "highest-double or double-zero-first with no_double draw-for-double or "
                     "redeal"
                 )
+        self._validate_house_rules()
         if self.partnerships and self.max_players < 4:
             raise RulesetError(f"partnerships need 4 players; {self.preset} allows at most "
                                f"{self.max_players}")
         for n, size in self.hand_size:
             if size < 1:
                 raise RulesetError(f"hand size for {n} players must be at least 1")
+
+
+_IDLE_UNLESS: dict[str, tuple[str, str]] = {
+    "spinner_arms": ("spinner", "it says when a spinner's up and down sides open"),
+    "bonus_multiple": ("bonus", "it sets which open-end sums score a bonus"),
+}
+"""Options that mean something only when another one is on: (that option, what it does)."""
+
+
+def _refuse_idle_options(rules: Ruleset, given: Mapping[str, Any]) -> None:
+    """Refuse an option that would change nothing under ``rules``.
+
+    A log that sets ``bonus_multiple`` without ``bonus`` was most likely meant to score
+    bonuses; replaying it silently without them would hide the frontend's mistake.
+    """
+    for name, (needs, does) in _IDLE_UNLESS.items():
+        if name in given and not getattr(rules, needs):
+            raise RulesetError(
+                f"option {name} changes nothing here: {does}, and {rules.preset} is played "
+                f"without {needs} in this log; set {needs} to true, or remove {name}",
+                pointer=f"/ruleset/options/{name}",
+            )
 
 
 def _coerce(name: str, opt: Option, value: Any, pointer: str) -> Any:
@@ -311,6 +433,13 @@ def _coerce(name: str, opt: Option, value: Any, pointer: str) -> Any:
         return per_players(value, int_value)
     if opt.kind == "per-players-choice":
         return per_players(value, choice)
+    if opt.kind == "pips":
+        if not isinstance(value, list) or not value:
+            raise bad("a list of pip values, like [5, 1, 2, 3, 4, 6, 0]")
+        pips = tuple(int_value(v) for v in value)
+        if len(set(pips)) != len(pips):
+            raise bad("a list of pip values, each once")
+        return pips
     raise AssertionError(opt.kind)
 
 
@@ -352,6 +481,31 @@ PRESETS: dict[str, Ruleset] = {
         opening=((0, "highest-double"),), no_double="highest-tile",
         stock_floor=2,
         domino_scoring="opponents-pips", blocked_scoring="difference", target=100,
+    ),
+    # the rules of engines that people already use, so their games record faithfully
+    "openspiel-block": Ruleset(
+        preset="openspiel-block", min_players=2, max_players=2,
+        hand_size=_hands(p2=7), opening=((0, "seat"),), no_double="highest-tile",
+        draw="none", pips_decide=True, hands=1,
+    ),
+    "openspiel-team": Ruleset(
+        preset="openspiel-team", min_players=4, max_players=4,
+        hand_size=_hands(p4=7), opening=((0, "seat"),), no_double="highest-tile",
+        draw="none", partnerships=True, pips_decide=True, hands=1,
+    ),
+    "dominoes-partners": Ruleset(
+        preset="dominoes-partners", min_players=4, max_players=4,
+        hand_size=_hands(p4=7), opening=((0, "seat"),), no_double="highest-tile",
+        draw="none", partnerships=True, domino_scoring="all-pips",
+        blocked_scoring="lowest-takes-all", target=200,
+    ),
+    "all-fives": Ruleset(
+        preset="all-fives", min_players=2, max_players=2,
+        hand_size=_hands(p2=7), opening=((0, "highest-double"),),
+        double_order=(5, 1, 2, 3, 4, 6, 0), no_double="everyone-draws-for-double",
+        spinner=True, spinner_arms="after-sides", spinner_max_arms=3, closed_doubles=True,
+        stock_floor=1, bonus=True, bonus_multiple=5, pips_decide=True, tie_pot=True,
+        target=305, target_check="play",
     ),
 }
 

@@ -123,7 +123,9 @@ _MOVE_VALIDATOR: Final = VALIDATOR.evolve(schema=SCHEMA["$defs"]["move"])
 # The fast lane: the schema written out as code. Keep it in step with the JSON file.
 
 _MISSING: Final = object()
-_PRESETS: Final = frozenset({"spilop", "classic", "kozel", "italian", "norwegian"})
+_PRESETS: Final = frozenset({"spilop", "classic", "kozel", "italian", "norwegian",
+                             "openspiel-block", "openspiel-team", "dominoes-partners",
+                             "all-fives"})
 _ACTIONS: Final = frozenset({"play", "draw", "pass"})
 _ENDS: Final = frozenset({"left", "right", "up", "down"})
 _TILE: Final = re.compile(r"[0-9]{1,2}-[0-9]{1,2}").fullmatch
@@ -287,6 +289,9 @@ def _moves(moves: object) -> bool:
                     (type(ms) is not int and type(ms) is not float) or ms < 0 or ms > _MAX_MS
                 ):
                     return _moves_careful(moves)
+                closed = get("closed")
+                if closed is not None and type(closed) is not bool:
+                    return _moves_careful(moves)
     except TypeError:  # an unhashable tile or end: let the careful loop say no
         return _moves_careful(moves)
     return True
@@ -321,6 +326,9 @@ def _moves_careful(moves: object) -> bool:
         ms = move.get("ms")
         if ms is not None and (not _num(ms) or ms < 0 or ms > _MAX_MS):  # type: ignore[operator]
             return False
+        closed = move.get("closed")
+        if closed is not None and not isinstance(closed, bool):
+            return False
     return True
 
 
@@ -333,6 +341,7 @@ def _round(value: object) -> bool:
         _moves(value.get("moves", _MISSING))
         and _opt(value, "seed", lambda s: _str(s, 500))
         and _opt(value, "deal", _deal)
+        and _opt(value, "opener", _seat)
         and _opt(value, "result", _round_result)
     )
 
@@ -604,10 +613,12 @@ _FIELDS: Final[dict[tuple[str, ...], tuple[str, str]]] = {
     ("frontend", "version"): ("a frontend version",
                               'write it as a string of at most 100 characters, like "4.2"'),
     ("ruleset",): ("a ruleset",
-                   "write a preset name (spilop, classic, kozel, italian or norwegian), or an "
+                   "write a preset name (spilop, classic, kozel, italian, norwegian, "
+                   "openspiel-block, openspiel-team, dominoes-partners or all-fives), or an "
                    'object like {"preset": "spilop", "options": {"target": 150}}'),
     ("ruleset", "preset"): ("a preset",
-                            "expected one of spilop, classic, kozel, italian, norwegian"),
+                            "expected one of spilop, classic, kozel, italian, norwegian, "
+                            "openspiel-block, openspiel-team, dominoes-partners, all-fives"),
     ("ruleset", "options"): ("a set of options",
                              'write them as an object, like {"bonus": true, "target": 150}'),
     ("players",): ("a list of players",
@@ -798,7 +809,8 @@ def _object_noun(shape: tuple[str, ...], value: object) -> str:
         return "the document"
     if shape == ("rounds", "*", "moves", "*") and isinstance(value, dict):
         action = value.get("action")
-        if action in _ACTIONS:
+        # the action may be any JSON value here, a list or an object among them
+        if isinstance(action, str) and action in _ACTIONS:
             return f"a {action}"
     return _FIELDS.get(shape, ("this object", ""))[0]
 

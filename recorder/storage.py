@@ -383,6 +383,29 @@ def savepoint(db: Database, name: str = "game") -> Iterator[Database]:
         db.conn.execute(f"RELEASE SAVEPOINT {name}")
 
 
+def explain_failure(exc: sqlite3.Error) -> str:
+    """A database failure in words an operator can act on.
+
+    Transactions hold whole batches of whole games, so after any of these the file
+    holds every game committed before and nothing of the batch in flight: running the
+    same import or upload again stores exactly the missing games (the others are
+    duplicates).
+    """
+    text = str(exc)
+    low = text.lower()
+    if "full" in low:
+        why = "the disk, or the database's size limit, is full; make room"
+    elif "readonly" in low or "read-only" in low:
+        why = "the database file (or its folder) is read-only; give the recorder write access"
+    elif "locked" in low or "busy" in low:
+        why = (f"another process held the database's write lock for more than "
+               f"{BUSY_TIMEOUT_MS // 1000} s; wait for it to finish")
+    else:
+        why = "fix what it says"
+    return (f"{text} ({why}, then send the same games again: those stored before the "
+            "failure are kept and count as duplicates; nothing of the failed batch was stored)")
+
+
 def integrity_check(db: Database) -> str:
     """SQLite's own verdict on the file (``"ok"`` when sound)."""
     return str(db.execute("PRAGMA integrity_check").fetchone()[0])
@@ -532,7 +555,7 @@ def build_record(
         "mismatches": _json_or_none(answer.get("mismatches")),
         "started_at": normalize_timestamp(doc.get("started_at")),
         "imported_at": utc_now(),
-        "source": source,
+        "source": public_source(source),
         "uploaded_by": uploaded_by,
         "log": log,
         "answer": to_json(answer),
@@ -680,12 +703,30 @@ class GameFilter:
         return (" AND ".join(clauses) or "1"), params
 
 
+_SOURCE_PREFIXES = ("api:", "upload:", "<stdin>")
+
+
+def public_source(source: str | None) -> str | None:
+    """Where a game came from, as the public may see it: never a path on the server.
+
+    ``api:<token name>``, ``upload:<file name>`` and ``<stdin>`` stay as they are; a
+    file given to ``recorder import`` is shown by its name alone. Rows stored before
+    imports kept only the name still hold the whole path, so reading goes through this
+    too.
+    """
+    if source is None or source.startswith(_SOURCE_PREFIXES):
+        return source
+    return source.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or source
+
+
 def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A games row as API data: JSON columns decoded."""
+    """A games row as API data: JSON columns decoded, the source without a server path."""
     out = dict(row)
     for key in _JSON_COLUMNS.intersection(out):
         if out[key] is not None:
             out[key] = json.loads(out[key])
+    if "source" in out:
+        out["source"] = public_source(out["source"])
     return out
 
 

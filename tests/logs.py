@@ -110,8 +110,14 @@ def deal(*hands: str | Iterable[str], boneyard: str | Iterable[str] | None = Non
 
 
 def move(spec: str) -> dict[str, Any]:
-    """One move from its shorthand: ``"1 play 6-3 right"``, ``"0 draw"``, ``"0 draw 2-5"``."""
+    """One move from its shorthand: ``"1 play 6-3 right"``, ``"0 draw"``, ``"0 draw 2-5"``.
+
+    A play of a closed double ends with ``closed``: ``"1 play 4-4 right closed"``.
+    """
     parts = spec.split()
+    closed = parts[1:2] == ["play"] and parts[-1] == "closed"
+    if closed:
+        parts = parts[:-1]
     if len(parts) < 2:
         raise ValueError(f"move(): {spec!r} needs at least a seat and an action")
     out: dict[str, Any] = {"player": int(parts[0]), "action": parts[1]}
@@ -122,6 +128,8 @@ def move(spec: str) -> dict[str, Any]:
         out["tile"] = rest[0]
         if len(rest) == 2:
             out["end"] = rest[1]
+        if closed:
+            out["closed"] = True
     elif parts[1] == "draw":
         if len(rest) > 1:
             raise ValueError(f"move(): {spec!r}: a draw is 'seat draw [tile]'")
@@ -274,7 +282,7 @@ def position(ruleset: str | dict[str, Any], players: int, the_deal: dict[str, An
 def as_move(m: dict[str, Any] | str) -> Move:
     if isinstance(m, str):
         m = move(m)
-    return Move(m["player"], m["action"], m.get("tile"), m.get("end"))
+    return Move(m["player"], m["action"], m.get("tile"), m.get("end"), m.get("closed") is True)
 
 
 # ---------------------------------------------------------------------------- seeds

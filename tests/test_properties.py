@@ -39,6 +39,10 @@ SPECS: list[tuple[Any, tuple[int, ...]]] = [
     ({"preset": "spilop", "options": {"spinner_arms": "after-sides", "bonus": True}}, (2, 3)),
     ({"preset": "norwegian", "options": {"stock_floor": 0, "max_pip": 12,
                                           "hand_size": 12}}, (2,)),
+    ("openspiel-block", (2,)),
+    ("openspiel-team", (4,)),
+    ("dominoes-partners", (4,)),
+    ({"preset": "all-fives", "options": {"target": 61}}, (2,)),  # closed doubles, tie pot
 ]
 
 
@@ -52,8 +56,9 @@ def games(draw: st.DrawFn) -> dict[str, Any]:
     return simulate_game(spec, players, seed, bots, explicit_deal=explicit, max_rounds=12)
 
 
-def _checked_apply(self: Round, seat: Any, action: Any, tile: Any, end: Any) -> None:
-    self.apply(Move(seat, action, tile, end))
+def _checked_apply(self: Round, seat: Any, action: Any, tile: Any, end: Any,
+                   closed: Any = None) -> None:
+    self.apply(Move(seat, action, tile, end, closed is True))
 
 
 def slow_answer(doc: Any) -> dict[str, Any]:

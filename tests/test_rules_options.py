@@ -503,3 +503,53 @@ def test_every_documented_option_is_known() -> None:
                   "spinner", "spinner_arms", "domino_scoring", "blocked_scoring",
                   "partnerships"}
     assert documented <= set(OPTIONS)
+
+
+# ---------------------------------------------------------------------- options that change nothing
+
+
+@pytest.mark.parametrize(("preset", "options", "name", "why"), [
+    ("classic", {"spinner_arms": "after-sides"}, "spinner_arms", "without spinner"),
+    ("spilop", {"spinner": False, "spinner_arms": "always"}, "spinner_arms", "without spinner"),
+    ("kozel", {"bonus_multiple": 3}, "bonus_multiple", "without bonus"),
+    ("spilop", {"bonus": False, "bonus_multiple": 5}, "bonus_multiple", "without bonus"),
+])
+def test_an_option_that_changes_nothing_is_refused_with_why(
+        preset: str, options: dict[str, object], name: str, why: str) -> None:
+    with pytest.raises(RulesetError) as info:
+        Ruleset.from_spec({"preset": preset, "options": options})
+    assert info.value.pointer == f"/ruleset/options/{name}"
+    assert f"option {name} changes nothing" in info.value.message
+    assert why in info.value.message and "remove" in info.value.message
+
+
+def test_the_same_options_with_what_they_act_on_are_accepted() -> None:
+    rules = Ruleset.from_spec({"preset": "kozel", "options": {"bonus": True,
+                                                              "bonus_multiple": 3}})
+    assert (rules.bonus, rules.bonus_multiple) == (True, 3)
+    assert find("spilop").with_options({"spinner_arms": "after-sides"}).spinner_arms \
+        == "after-sides"
+
+
+def test_an_option_set_to_null_is_the_option_left_out() -> None:
+    assert Ruleset.from_spec({"preset": "spilop", "options": {"bonus": None}}) == find("spilop")
+    rules = Ruleset.from_spec({"preset": "spilop", "options": {"bonus": True,
+                                                               "bonus_multiple": None}})
+    assert (rules.bonus, rules.bonus_multiple) == (True, 5)
+    # null does not switch an option off: the preset's own value stays
+    assert Ruleset.from_spec({"preset": "spilop", "options": {"spinner": None}}).spinner
+
+
+def test_a_null_option_hashes_like_the_option_left_out() -> None:
+    from conftest import make_game
+
+    from recorder.ingest import content_hash
+    from recorder.replay import replay
+
+    doc = make_game(3, ruleset={"preset": "classic", "options": {"draw": "one"}})
+    with_null = {**doc, "ruleset": {"preset": "classic",
+                                    "options": {"draw": "one", "bonus": None}}}
+    assert content_hash(with_null) == content_hash(doc)
+    answer = replay(with_null)
+    assert answer["status"] == "finished"
+    assert answer == replay(doc)

@@ -267,10 +267,12 @@ def test_ms_may_be_fractional() -> None:
          'at /rounds/0/result/blocked: "no" is not a blocked flag; write true or false', (1, 0)),
         ("/ruleset", "chess",
          'at /ruleset: "chess" is not a preset; expected one of spilop, classic, kozel, '
-         "italian, norwegian", (0, 0)),
+         "italian, norwegian, openspiel-block, openspiel-team, dominoes-partners, all-fives",
+         (0, 0)),
         ("/ruleset/preset", "chess",
          'at /ruleset/preset: "chess" is not a preset; expected one of spilop, classic, '
-         "kozel, italian, norwegian", (0, 0)),
+         "kozel, italian, norwegian, openspiel-block, openspiel-team, dominoes-partners, "
+         "all-fives", (0, 0)),
         ("/ruleset/preset", DELETE, 'at /ruleset: a ruleset needs a "preset", like "spilop"',
          (0, 0)),
         ("/ruleset/options", [],

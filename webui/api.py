@@ -12,6 +12,7 @@ reading is open unless ``READS_NEED_TOKEN`` is set.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from datetime import date
 from typing import Any, NoReturn
@@ -34,7 +35,7 @@ LIST_PARAMS = frozenset({
     "limit", "cursor", "order", "format",
 })
 FORMATS = ("json", "jsonl", "logs")
-ERROR_STATUSES = (400, 401, 403, 404, 405, 413, 415, 500)
+ERROR_STATUSES = (400, 401, 403, 404, 405, 413, 415, 500, 503)
 
 
 class ApiError(Exception):
@@ -210,10 +211,37 @@ def upload_games() -> Response:
     except InputError as exc:
         status = 413 if _too_large(exc) else 400
         fail(status, exc.code, exc.message)
-    return envelope({
-        "summary": tally.as_dict(),
-        "games": [outcome.to_json() for outcome in outcomes],
-    })
+    except sqlite3.Error as exc:
+        current_app.logger.exception("the database failed during an upload")
+        fail(503, "storage/failed", "the database failed while storing this upload: "
+             + storage.explain_failure(exc))
+    data = {"summary": tally.as_dict(), "games": [outcome.to_json() for outcome in outcomes]}
+    failed = sum(1 for outcome in outcomes if outcome.internal)
+    if failed:
+        return _partial_failure(failed, data)
+    return envelope(data)
+
+
+def _partial_failure(failed: int, data: dict[str, Any]) -> Response:
+    """500 with the whole report: the recorder failed on some documents, not on all.
+
+    The status says that something went wrong on our side; the report still says
+    what became of every game (the others were stored or refused as usual), so a
+    client retries only the games whose ``error.code`` starts with ``internal/``.
+    """
+    body = {
+        "ok": False,
+        "status": 500,
+        "error": {
+            "code": "internal/documents",
+            "message": f"the recorder failed on {failed} of the {len(data['games'])} "
+                       "documents (their reports say internal/...); the error is logged. "
+                       "The other documents were handled as usual: see data.games",
+        },
+        "data": data,
+    }
+    return current_app.response_class(
+        json.dumps(body, ensure_ascii=False) + "\n", status=500, mimetype="application/json")
 
 
 # ---------------------------------------------------------------------------------------

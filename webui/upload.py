@@ -8,18 +8,20 @@ as a page: one ingest path either way.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, current_app, render_template, request
 from werkzeug.datastructures import FileStorage
 
-from recorder.errors import InputError
+from recorder.errors import InputError, internal_error
 from recorder.ingest import Outcome, Tally, import_upload, locate
 from recorder.tokens import Verdict, check_token
 from webui.db import get_db
 
 bp = Blueprint("upload", __name__)
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -56,6 +58,7 @@ def form_upload() -> tuple[str, int] | str:
     if not files:
         return _problem("Choose at least one file.", 400)
     reports = []
+    failed = False
     for upload in files:
         report = FileReport(upload.filename or "upload")
         data = upload.read()
@@ -66,8 +69,14 @@ def form_upload() -> tuple[str, int] | str:
             )
         except InputError as exc:
             report.error = exc.message
+        except Exception as exc:  # the other files still get their report
+            log.exception("the upload of one file failed")
+            report.error = internal_error(exc, "import").message
+            failed = True
+        failed |= any(outcome.internal for outcome in report.outcomes)
         reports.append(report)
-    return render_template("upload.html", reports=reports, problem=None, locate=_where)
+    page = render_template("upload.html", reports=reports, problem=None, locate=_where)
+    return (page, 500) if failed else page
 
 
 def _where(error: dict[str, Any] | None) -> str:

@@ -122,6 +122,10 @@ async function send(file, token) {
     body = null;
   }
   if (response.ok && body && body.ok) return { ok: true, data: body.data };
+  // 500 with a report: the recorder failed on some documents; the others were handled
+  if (body && Array.isArray(body.data?.games)) {
+    return { ok: true, data: body.data, warning: body.error?.message ?? "" };
+  }
   const message = body?.error?.message ?? `the server answered ${response.status}`;
   return { ok: false, status: response.status, message };
 }
@@ -149,6 +153,7 @@ async function uploadQueued() {
       const result = await send(file, token);
       if (result.ok) {
         reports.prepend(renderReport(file.name, result.data));
+        if (result.warning) reports.prepend(renderFailure(file.name, result.warning));
       } else {
         reports.prepend(renderFailure(file.name, result.message));
         if (result.status === 401 || result.status === 403) {
