@@ -109,12 +109,14 @@ def corpus(rounds: int) -> Path:
 
 
 def imported(path: Path, rounds: int) -> Path:
-    """The corpus stored by ``recorder import`` (the real path, aggregates included)."""
+    """The corpus stored by ``recorder import`` (the real path, aggregates included).
+
+    An interrupted import is resumed: the import skips the games already stored (they
+    are duplicates), and a batch is all or nothing.
+    """
     db = OUT / f"dashboard-{rounds}.db"
     done = db.with_suffix(".done")
     if not done.exists():
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
         started = time.perf_counter()
         subprocess.run([*RECORDER, "import", "--db", str(db), str(path)], check=True,
                        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
