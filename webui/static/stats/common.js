@@ -235,6 +235,10 @@ export function drawChart(figureId, traces, layout = {}, { empty = null, onClick
   }
   plot.hidden = false;
   emptyNote.hidden = true;
+  // A screen reader hears the chart's title; its numbers are behind the JSON link.
+  const title = figure.querySelector(".chart-title")?.textContent ?? "";
+  plot.setAttribute("role", "img");
+  plot.setAttribute("aria-label", `Chart: ${title}. Its numbers are at the JSON link.`);
   window.Plotly.react(plot, traces, baseLayout(layout), CONFIG);
   if (onClick && !plot.dataset.clickBound) {
     plot.on("plotly_click", (event) => onClick(event.points[0]));

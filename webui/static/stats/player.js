@@ -146,16 +146,20 @@ function drawHistory(data) {
   });
 }
 
-function drawRecent(data) {
+async function drawRecent(data) {
   const section = document.getElementById("recent-games");
   const rows = data.recent_games ?? [];
+  const index = await statsIndex();
+  const labels = new Map((index?.filters?.variant ?? []).map((v) => [v.key, v.label]));
   section.querySelector("tbody").replaceChildren(...rows.map((r) => el("tr", {},
-    el("td", { class: "date" }, String(r.date ?? "").slice(0, 10)),
-    el("td", {}, el("a", { href: r.url, class: "replay-link" }, `game ${r.game}`)),
-    el("td", {}, r.variant ?? r.preset ?? ""),
-    el("td", { class: "num" }, fmtInt(r.players)),
+    el("td", { class: "nowrap" }, String(r.date ?? "").slice(0, 10)),
+    el("td", { class: "nowrap" },
+      el("a", { href: r.url, class: "replay-link" }, `game ${r.game}`)),
     el("td", { class: "num" }, fmtNumber(r.score)),
-    el("td", {}, el("span", { class: r.won ? "badge won" : "badge lost" }, r.won ? "won" : "lost")),
+    el("td", {},
+      el("span", { class: r.won ? "badge won" : "badge lost" }, r.won ? "won" : "lost")),
+    el("td", { class: "variant" }, labels.get(r.variant) ?? r.variant ?? r.preset ?? "",
+      el("span", { class: "n" }, ` · ${fmtInt(r.players)} players`)),
   )));
   section.querySelector("table").hidden = rows.length === 0;
   section.querySelector(".chart-empty").hidden = rows.length !== 0;
@@ -181,6 +185,6 @@ startPage({
     list.forEach((m, i) => bullet(`chart-metric-${i}`, m, data.metrics?.[m.key],
       data.population?.[m.key]));
     drawHistory(data);
-    drawRecent(data);
+    await drawRecent(data);
   },
 });
