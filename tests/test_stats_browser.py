@@ -9,6 +9,7 @@ with what the JSON URL named by the chart's "JSON" link answers.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -32,10 +33,12 @@ SIZES = {"wide": (1280, 800), "phone": (390, 844)}
 
 
 @pytest.fixture(scope="module")
-def stats_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def stats_db(tmp_path_factory: pytest.TempPathFactory,
+             game_pool: list[dict[str, Any]]) -> Path:
     """The module's database, imported once; tests only read it."""
-    docs = [make_game(i, started_at=f"2026-{10 + i % 2}-{1 + i % 27:02d}T12:00:00Z")
-            for i in range(24)]
+    docs = copy.deepcopy(game_pool[:24])
+    for i, doc in enumerate(docs):
+        doc["started_at"] = f"2026-{10 + i % 2}-{1 + i % 27:02d}T12:00:00Z"
     docs += [make_game(f"bonus-{i}", ruleset={"preset": "spilop", "options": {"bonus": True}},
                        players=3, started_at=f"2026-11-{10 + i:02d}T18:00:00Z")
              for i in range(10)]
