@@ -418,3 +418,15 @@ def test_every_page_reads_at_both_sizes(
         state = w.open(f"{site}/stats").evaluate("document.body.dataset.state")
         assert state == "ready"
         assert w.page.inner_text("[data-card='bonus'] .card-figure").endswith("%")
+
+
+def test_a_fresh_database_says_no_games_match(
+    watch: Any, start_server: Any, tmp_path: Path,
+) -> None:
+    url = start_server(tmp_path / "fresh.db")
+    w = watch()
+    for path in ("/stats", "/stats/bonus", "/stats/blocked", "/stats/players"):
+        page = w.open(url + path)
+        assert page.evaluate("document.body.dataset.state") == "empty", path
+        assert page.is_visible("#empty") and not page.is_visible("#dashboard")
+        assert page.locator(".js-plotly-plot").count() == 0
