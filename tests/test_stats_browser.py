@@ -257,7 +257,7 @@ def test_blocked_dashboard_draws_the_api_numbers(
     assert w.traces("chart-margins")[0]["y"] == [r["count"] for r in data["margins"]]
     assert w.traces("chart-certain")[0]["y"] == [r["count"] for r in data["certain_before_end"]]
     enders = w.traces("chart-enders")[0]
-    assert enders["x"] == [r["count"] for r in reversed(data["enders"])]
+    assert enders["x"] == [r["count"] for r in reversed(data["enders"][:15])]
     assert f"{data['blocked']:,} of {data['rounds']:,} rounds" in page.inner_text("#share")
 
     page.fill("input[name=since]", "2026-11-01")

@@ -30,7 +30,8 @@ function drawRules(data) {
     for (const n of counts) {
       const r = cell.get(`${key}|${n}`);
       zRow.push(r ? r.share : null);
-      tRow.push(r ? fmtShare(r.share) : "");
+      // The sample under the share: 40% of 5 rounds is not 40% of 500.
+      tRow.push(r ? `${fmtShare(r.share)}<br>${fmtInt(r.blocked)}/${fmtInt(r.rounds)}` : "");
       cRow.push(r ? [fmtInt(r.blocked), fmtInt(r.rounds)] : ["–", "–"]);
     }
     z.push(zRow);
@@ -55,9 +56,9 @@ function drawRules(data) {
     ygap: 2,
     hoverongaps: false,
     hovertemplate: "%{y}, %{x}<br>%{customdata[0]} of %{customdata[1]} rounds blocked: " +
-      "%{text}<extra></extra>",
+      "%{z:.1%}<extra></extra>",
   }], {
-    height: Math.max(180, 70 + 44 * rowKeys.length),
+    height: Math.max(180, 70 + 48 * rowKeys.length),
     margin: { l: 8, r: 8, t: 30, b: 8, pad: 2 },
     xaxis: { type: "category", side: "top", showgrid: false, tickangle: 0 },
     yaxis: { type: "category", showgrid: false, automargin: true },
@@ -115,8 +116,15 @@ function drawCounts(id, rows, key, { xTitle, hover, empty }) {
   }, { empty: rows.length ? null : empty });
 }
 
+const ENDERS_SHOWN = 15;
+
 function drawEnders(data, params) {
-  const rows = [...(data.enders ?? [])].reverse();
+  // The API lists every ender, most first; the chart shows the first ones.
+  const all = data.enders ?? [];
+  const rows = all.slice(0, ENDERS_SHOWN).reverse();
+  document.querySelector("#chart-enders .chart-more").textContent = all.length > rows.length
+    ? `The ${rows.length} players who ended the most, of ${fmtInt(all.length)} (all in the JSON).`
+    : "";
   // Names come from logs: escaped for plotly, and two players of one name stay apart.
   const names = rows.map((r) => r.name ?? r.player);
   const twice = new Set(names.filter((n, i) => names.indexOf(n) !== i));
