@@ -8,7 +8,15 @@ import {
 } from "./common.js";
 
 const table = document.getElementById("players-table");
+const more = document.getElementById("show-all");
+const FIRST_ROWS = 100;  // a large store has thousands of players: the rest on request
 let last = null;  // the last answer and filters, to re-sort without fetching again
+let showAll = false;
+
+more.addEventListener("click", () => {
+  showAll = true;
+  render();
+});
 
 function sortState() {
   const here = new URLSearchParams(window.location.search);
@@ -97,7 +105,10 @@ function render() {
   let sort = sortState();
   if (!cols.some((c) => c.key === sort.key)) sort = { key: "games", order: "desc" };
   const column = cols.find((c) => c.key === sort.key);
-  const rows = [...(data.players ?? [])].sort(compare(column, sort.order));
+  const sorted = [...(data.players ?? [])].sort(compare(column, sort.order));
+  const rows = showAll ? sorted : sorted.slice(0, FIRST_ROWS);
+  more.hidden = rows.length === sorted.length;
+  more.textContent = `Show all ${fmtInt(sorted.length)} players`;
 
   const focused = document.activeElement?.dataset?.sort;
   table.tHead.rows[0].replaceChildren(...cols.map((c) => headerCell(c, sort)));
@@ -127,6 +138,7 @@ startPage({
   extraKeys: ["sort", "order"],
   render(data, { params }) {
     last = { data, params };
+    showAll = false;
     render();
   },
 });
