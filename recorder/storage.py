@@ -29,6 +29,9 @@ from typing import Any
 
 from sqlite_utils import Database, Migrations
 
+from recorder.errors import RulesetError
+from recorder.rules import Ruleset
+
 DB_ENVVAR = "RECORDER_DB"
 """The environment variable that names the database file for every command and the app."""
 
@@ -229,7 +232,63 @@ def m003_facts(db: Database) -> None:
 
 
 @migrations()
-def m004_stats_facts(db: Database) -> None:
+def m004_game_list(db: Database) -> None:
+    """What the games list sorts and pages on: the game's date and its winner's score.
+
+    ``played_at`` is the date the list shows and filters on (``started_at``, or the import
+    time for a log without one); ``winner_score`` the score of the game's winners (of the
+    leader, for an unfinished game). Each sort column gets an index on (column, id), so a
+    page of the list is a range scan from the last row of the page before (keyset), as
+    fast at the end of a large store as at its start.
+    """
+    games = db.table("games")
+    if "played_at" not in games.columns_dict:
+        games.add_column("played_at", str)
+    if "winner_score" not in games.columns_dict:
+        games.add_column("winner_score", float)
+    rows = db.execute(
+        "SELECT id, started_at, imported_at, ruleset, scores, winners FROM games "
+        "WHERE played_at IS NULL OR winner_score IS NULL"
+    ).fetchall()
+    for pk, started, imported, ruleset, scores, winners in rows:
+        db.execute(
+            "UPDATE games SET played_at = ?, winner_score = ? WHERE id = ?",
+            [started or imported,
+             winner_score(_loads(ruleset), _loads(scores) or [], _loads(winners) or []), pk],
+        )
+    for columns in (["played_at", "id"], ["rounds_count", "id"], ["moves_count", "id"],
+                    ["winner_score", "id"], ["player_count"], ["frontend"]):
+        games.create_index(columns, if_not_exists=True)
+    db.table("players").create_index(["name"], if_not_exists=True)
+
+
+def _loads(text: str | None) -> Any:
+    try:
+        return None if text is None else json.loads(text)
+    except ValueError:
+        return None
+
+
+def winner_score(ruleset: Any, scores: Sequence[Any], winners: Sequence[int]) -> float:
+    """The winners' score; for a game without winners yet, the leader's (0 with no scores).
+
+    The leader has the highest score, or the lowest where reaching the target loses
+    (kozel): the same choice the match makes when it names the winners.
+    """
+    numbers = [float(x) for x in scores if isinstance(x, int | float)]
+    if not numbers:
+        return 0.0
+    if winners and 0 <= winners[0] < len(numbers):
+        return numbers[winners[0]]
+    try:
+        reach_loses = Ruleset.from_spec(ruleset).target_mode == "reach-loses"
+    except RulesetError:  # a ruleset this version no longer reads: the highest score
+        reach_loses = False
+    return min(numbers) if reach_loses else max(numbers)
+
+
+@migrations()
+def m005_stats_facts(db: Database) -> None:
     """Per-move facts the player metrics need, the block's moment, a player's own bonus.
 
     Added to existing tables as nullable columns: rows stored before them keep nulls
@@ -310,7 +369,7 @@ def create_stats_tables(db: Database) -> None:
 
 
 @migrations()
-def m005_stats_aggregates(db: Database) -> None:
+def m006_stats_aggregates(db: Database) -> None:
     """Additive counters for the statistics, kept at import, so no page scans ``moves``."""
     create_stats_tables(db)
 
@@ -555,11 +614,15 @@ def build_record(
         "mismatches": _json_or_none(answer.get("mismatches")),
         "started_at": normalize_timestamp(doc.get("started_at")),
         "imported_at": utc_now(),
+        "played_at": None,
+        "winner_score": winner_score(doc.get("ruleset"), answer.get("scores") or [],
+                                     answer.get("winners") or []),
         "source": public_source(source),
         "uploaded_by": uploaded_by,
         "log": log,
         "answer": to_json(answer),
     }
+    game["played_at"] = game["started_at"] or game["imported_at"]
     record = GameRecord(game)
     if facts is None:
         return record
@@ -658,7 +721,7 @@ def count_rows(db: Database) -> dict[str, int]:
 SUMMARY_COLUMNS = (
     "id", "game_id", "frontend", "frontend_version", "preset", "players", "player_count",
     "status", "winners", "scores", "rounds_count", "blocked_rounds", "moves_count",
-    "started_at", "imported_at", "content_hash", "source",
+    "started_at", "imported_at", "content_hash", "source", "played_at", "winner_score",
 )
 _JSON_COLUMNS = frozenset({"players", "winners", "scores", "mismatches", "ruleset"})
 STATUSES = ("finished", "unfinished")
@@ -668,8 +731,10 @@ STATUSES = ("finished", "unfinished")
 class GameFilter:
     """The filters of the game list; each one that is None is not applied.
 
-    ``since`` and ``until`` bound the game's start (``started_at``, or when the log
-    has none, the time it was imported), both inclusive, as UTC text.
+    ``since`` and ``until`` bound the game's date (``played_at``: its ``started_at``, or
+    when the log has none, the time it was imported), both inclusive, as UTC text.
+    ``search`` finds games with a player whose id or name contains it (any case);
+    ``players`` is the number of players.
     """
 
     player: str | None = None
@@ -679,6 +744,8 @@ class GameFilter:
     blocked: bool | None = None
     since: str | None = None
     until: str | None = None
+    players: int | None = None
+    search: str | None = None
 
     def where(self) -> tuple[str, list[Any]]:
         """The SQL condition and its parameters."""
@@ -687,20 +754,104 @@ class GameFilter:
         if self.player is not None:
             clauses.append("id IN (SELECT game FROM players WHERE player_id = ?)")
             params.append(self.player)
+        if self.search is not None:
+            pattern = "%" + _like_escape(self.search) + "%"
+            clauses.append("id IN (SELECT game FROM players WHERE player_id LIKE ? ESCAPE '\\' "
+                           "OR name LIKE ? ESCAPE '\\')")
+            params += [pattern, pattern]
         for column in ("preset", "frontend", "status"):
             value = getattr(self, column)
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
+        if self.players is not None:
+            clauses.append("player_count = ?")
+            params.append(self.players)
         if self.blocked is not None:
             clauses.append("blocked_rounds > 0" if self.blocked else "blocked_rounds = 0")
         if self.since is not None:
-            clauses.append("coalesce(started_at, imported_at) >= ?")
+            clauses.append("played_at >= ?")
             params.append(self.since)
         if self.until is not None:
-            clauses.append("coalesce(started_at, imported_at) <= ?")
+            clauses.append("played_at <= ?")
             params.append(self.until)
         return (" AND ".join(clauses) or "1"), params
+
+
+def _like_escape(text: str) -> str:
+    """``text`` matched literally inside a LIKE pattern."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+SORTS = {"date": "played_at", "rounds": "rounds_count", "moves": "moves_count",
+         "score": "winner_score"}
+"""The list's sort keys and the column each sorts on (ties broken by id)."""
+
+
+def page_games(
+    db: Database,
+    flt: GameFilter,
+    *,
+    sort: str = "date",
+    descending: bool = True,
+    after: tuple[Any, int] | None = None,
+    before: tuple[Any, int] | None = None,
+    limit: int = 50,
+    by_filter: bool = False,
+) -> list[dict[str, Any]]:
+    """One page of the list, sorted on ``sort`` then id, in the order shown.
+
+    Keyset paging: ``after`` is the (sort value, id) of the last row of the page before,
+    ``before`` that of the first row of the page after (a page backwards). Each page is a
+    range scan of the (column, id) index, so it costs the same at any depth of a large
+    store, and rows stored meanwhile do not shift the pages.
+
+    ``by_filter`` is for a filter that matches few games (see :func:`few_enough`): walking
+    the sort index would then pass over most of the store to find a page, so the query
+    keeps SQLite off that index (a unary ``+``) and sorts the matches found through the
+    filter's own index instead.
+    """
+    key = ("+" if by_filter else "") + SORTS[sort]
+    where, params = flt.where()
+    backwards = before is not None
+    forward_desc = descending != backwards  # the direction this query reads in
+    bound = after if after is not None else before
+    if bound is not None:
+        op = "<" if forward_desc else ">"
+        where += f" AND ({key}, id) {op} (?, ?)"
+        params += [bound[0], bound[1]]
+    direction = "DESC" if forward_desc else "ASC"
+    sql = (
+        "SELECT " + ", ".join(f"[{c}]" for c in SUMMARY_COLUMNS) + f" FROM games WHERE {where} "
+        f"ORDER BY {key} {direction}, id {direction} LIMIT ?"
+    )
+    params.append(limit)
+    cursor = db.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    rows = [decode_row(dict(zip(names, row, strict=True))) for row in cursor]
+    if backwards:
+        rows.reverse()
+    return rows
+
+
+def few_enough(matches: int, total: int) -> bool:
+    """Whether sorting a filter's matches beats walking the sort index to find a page.
+
+    Both cost about one row read each: sorting reads every match, the index walk about
+    ``page * total / matches`` rows to fill a page of 50. They meet near
+    ``matches = sqrt(50 * total)`` (about 3,200 of 200,000 games), which bounds either
+    way to that many row reads.
+    """
+    return matches * matches < 50 * total
+
+
+def distinct_values(db: Database, column: str) -> list[Any]:
+    """The values a list filter can take, from the stored games (each an indexed column)."""
+    if column not in {"preset", "frontend", "player_count"}:
+        raise ValueError(f"no list filter on {column!r}")
+    return [r[0] for r in db.execute(
+        f"SELECT DISTINCT [{column}] FROM games WHERE [{column}] IS NOT NULL "
+        f"ORDER BY [{column}]").fetchall()]
 
 
 _SOURCE_PREFIXES = ("api:", "upload:", "<stdin>")

@@ -104,3 +104,36 @@ def test_a_revoked_token_is_shown_and_nothing_is_stored(
     db = storage.connect(db_path)
     assert db["games"].count == 0
     db.close()
+
+
+def test_a_refused_game_opens_on_the_watch_page(
+    browser: Any, site: tuple[str, str], tmp_path: Path, db_path: Path,
+    game_pool: list[dict[str, Any]],
+) -> None:
+    """The report's button sends the file and the game's place in it to /watch."""
+    url, secret = site
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(json.dumps(game_pool[4]) + "\n" + json.dumps(break_game(game_pool[5]))
+                    + "\n")
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{url}/upload")
+    page.wait_for_selector('form[data-ready="true"]')
+    page.fill("#token", secret)
+    page.set_input_files("#files", str(path))
+    page.click("#send")
+    refused = page.locator('article.report[data-file="mixed.jsonl"] tr[data-status="refused"]')
+    refused.wait_for()
+    accepted = page.locator('article.report[data-file="mixed.jsonl"] tr[data-status="accepted"]')
+    assert "/games/" in (accepted.locator("a").get_attribute("href") or "")
+    refused.get_by_role("button", name="Watch up to the error").click()
+    page.wait_for_url("**/watch")
+    page.wait_for_selector('#replay[data-ready="true"]')
+    assert "round 1, move 2" in page.locator("#refusal").inner_text()
+    assert game_pool[5]["game_id"] in page.locator("h1").inner_text()
+    assert errors == []
+    page.close()
+    db = storage.connect(db_path)
+    assert db["games"].count == 1  # watching stored nothing more
+    db.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flask import Flask, redirect, url_for
+from flask import Flask
 from werkzeug.wrappers import Response
 
 from recorder import storage
@@ -68,6 +68,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         PARSE_LIMITS=None,  # a recorder.parse.Limits; None uses the parser's defaults
         PAGE_SIZE=50,
         MAX_PAGE_SIZE=1000,
+        FRAMES_CACHE_BYTES=64 * 1024 * 1024,  # built frames kept for stored games; 0: none
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -89,8 +90,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     api.register_error_handlers(app)
     app.after_request(_security_headers)
 
-    @app.get("/")
-    def index() -> Response:
-        return redirect(url_for("upload.page"))
+    app.add_url_rule("/", "index", games.games_list)
 
     return app

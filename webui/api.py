@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from datetime import date
 from typing import Any, NoReturn
 from urllib.parse import urlencode
@@ -23,17 +25,20 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from recorder import storage
 from recorder.errors import InputError, TooLarge
+from recorder.frames import build_frames
 from recorder.ingest import import_upload
+from recorder.parse import Limits, iter_documents
 from recorder.tokens import Token, Verdict, check_token
 from webui.db import get_db
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 JSONL_MIMETYPE = "application/x-ndjson"
-LIST_PARAMS = frozenset({
-    "player", "preset", "frontend", "status", "blocked", "since", "until",
-    "limit", "cursor", "order", "format",
+FILTER_PARAMS = frozenset({
+    "player", "q", "preset", "frontend", "players", "status", "blocked", "since", "until",
 })
+"""The game filters, the same on the API's list and on the games page."""
+LIST_PARAMS = FILTER_PARAMS | {"limit", "cursor", "order", "format"}
 FORMATS = ("json", "jsonl", "logs")
 ERROR_STATUSES = (400, 401, 403, 404, 405, 413, 415, 500, 503)
 
@@ -53,13 +58,16 @@ def fail(status: int, code: str, message: str, **extra: Any) -> NoReturn:
     raise ApiError(status, code, message, **extra)
 
 
-def envelope(data: Any, *, status: int = 200, meta: dict[str, Any] | None = None) -> Response:
-    """The success envelope."""
+def envelope(data: Any, *, status: int = 200, meta: dict[str, Any] | None = None,
+             compact: bool = False) -> Response:
+    """The success envelope; ``compact`` drops the spaces (large answers such as frames)."""
     body: dict[str, Any] = {"ok": True, "data": data}
     if meta is not None:
         body["meta"] = meta
+    separators = (",", ":") if compact else None
     return current_app.response_class(
-        json.dumps(body, ensure_ascii=False) + "\n", status=status, mimetype="application/json"
+        json.dumps(body, ensure_ascii=False, separators=separators) + "\n", status=status,
+        mimetype="application/json",
     )
 
 
@@ -187,14 +195,8 @@ def _too_large(exc: InputError) -> bool:
     return isinstance(exc, TooLarge)
 
 
-@bp.post("/games")
-def upload_games() -> Response:
-    """Store the games of one body (a document, an array, JSON Lines; gzip or not).
-
-    200 with a report per game whenever the body could be read, whatever became of
-    each game; 400 when it cannot be read at all (then nothing is stored).
-    """
-    token = authenticate(bearer())
+def upload_body() -> bytes:
+    """The request body of an upload: gzip or plain, refused when empty."""
     encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
     if encoding not in {"identity", "gzip", "x-gzip", ""}:
         fail(415, "http/unsupported-encoding",
@@ -203,6 +205,18 @@ def upload_games() -> Response:
     if not data.strip():
         fail(400, "input/empty",
              "the body is empty; send one log, a JSON array of logs, or JSON Lines")
+    return data
+
+
+@bp.post("/games")
+def upload_games() -> Response:
+    """Store the games of one body (a document, an array, JSON Lines; gzip or not).
+
+    200 with a report per game whenever the body could be read, whatever became of
+    each game; 400 when it cannot be read at all (then nothing is stored).
+    """
+    token = authenticate(bearer())
+    data = upload_body()
     try:
         tally, outcomes = import_upload(
             get_db(), data, limits=parse_limits(), source=f"api:{token.name}",
@@ -289,19 +303,28 @@ def _integer(name: str, value: str, *, low: int, high: int | None = None) -> int
     return number
 
 
-def game_filter() -> storage.GameFilter:
-    """The filters of the query string, each checked, with a 400 that names a bad one."""
-    args = request.args
-    unknown = sorted(set(args) - LIST_PARAMS)
+def game_filter(args: Mapping[str, str] | None = None,
+                allowed: frozenset[str] = LIST_PARAMS) -> storage.GameFilter:
+    """The filters of the query string, each checked, with a 400 that names a bad one.
+
+    ``args`` defaults to the request's query string; ``allowed`` is every parameter the
+    address takes (the games page adds its sort and paging parameters).
+    """
+    if args is None:
+        args = request.args
+    unknown = sorted(set(args) - allowed)
     if unknown:
         fail(400, "query/unknown-parameter",
              f"unknown parameter {', '.join(unknown)}; this list takes "
-             + ", ".join(sorted(LIST_PARAMS)))
+             + ", ".join(sorted(allowed)))
     status = args.get("status")
     if status is not None and status not in storage.STATUSES:
         fail(400, "query/invalid",
              f"status must be one of {', '.join(storage.STATUSES)}, not {status!r} "
              "(invalid games are never stored)")
+    search = args.get("q")
+    if search is not None and len(search) > 200:
+        fail(400, "query/invalid", "q must be at most 200 characters")
     return storage.GameFilter(
         player=args.get("player"),
         preset=args.get("preset"),
@@ -310,6 +333,9 @@ def game_filter() -> storage.GameFilter:
         blocked=_boolean("blocked", args["blocked"]) if "blocked" in args else None,
         since=_moment("since", args["since"], end_of_day=False) if "since" in args else None,
         until=_moment("until", args["until"], end_of_day=True) if "until" in args else None,
+        players=_integer("players", args["players"], low=1, high=100)
+        if "players" in args else None,
+        search=search,
     )
 
 
@@ -399,3 +425,124 @@ def get_log(game_pk: int) -> Response:
     """The log exactly as it was received, byte for byte of its text."""
     row = _stored(game_pk)
     return Response(row["log"], mimetype="application/json")
+
+
+# ---------------------------------------------------------------------------------------
+# Replay frames (docs/frames.md).
+
+
+class FramesCache:
+    """The answers of recent frames requests, up to a budget of bytes, newest kept.
+
+    A stored game never changes (its id always names the same content), so its frames
+    are built once and served again as the same bytes: opening a game a second time, or
+    by a second viewer, costs a lookup instead of a replay. Keyed by the database file,
+    the game and its content hash; emptied when the process restarts (as a new version
+    of the recorder does).
+    """
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int, str]) -> bytes | None:
+        with self._lock:
+            body = self._items.get(key)
+            if body is not None:
+                self._items.move_to_end(key)
+            return body
+
+    def put(self, key: tuple[str, int, str], body: bytes, budget: int) -> None:
+        if len(body) > budget:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._size -= len(old)
+            self._items[key] = body
+            self._size += len(body)
+            while self._size > budget:
+                _, dropped = self._items.popitem(last=False)
+                self._size -= len(dropped)
+
+
+frames_cache = FramesCache()
+
+
+@bp.get("/games/<int:game_pk>/frames")
+def game_frames(game_pk: int) -> Response:
+    """The frames of a stored game: the table after every move, for the replay page."""
+    db = get_db()
+    found = db.execute("SELECT content_hash FROM games WHERE id = ?", [game_pk]).fetchone()
+    if found is None:
+        fail(404, "game/not-found", f"there is no game #{game_pk}")
+    budget = int(current_app.config.get("FRAMES_CACHE_BYTES", 0))
+    key = (str(current_app.config["DATABASE"]), game_pk, str(found[0]))
+    body = frames_cache.get(key) if budget else None
+    if body is None:
+        row = storage.get_game(db, game_pk)
+        if row is None:  # pragma: no cover - removed between the two reads
+            fail(404, "game/not-found", f"there is no game #{game_pk}")
+        response = envelope(build_frames(json.loads(row["log"]), game_pk=game_pk),
+                            compact=True)
+        if budget:
+            frames_cache.put(key, response.get_data(), budget)
+        return response
+    return current_app.response_class(body, mimetype="application/json")
+
+
+class UnreadableLog(Exception):
+    """A body, or the chosen document of it, that cannot be read as a log at all."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def pick_document(data: bytes, index: int, limits: Limits | None) -> Any:
+    """Document ``index`` of an upload body, or :class:`UnreadableLog` saying why not.
+
+    Shared by ``POST /api/frames`` and the watch page, so both read a body exactly as an
+    upload does (one document, an array, JSON Lines; gzip or not) under the same limits.
+    """
+    seen = 0
+    try:
+        for parsed in iter_documents(data, limits=limits or Limits()):
+            seen += 1
+            if parsed.index != index:
+                continue
+            if parsed.error is not None:
+                raise UnreadableLog(400, parsed.error.code, parsed.error.message)
+            return parsed.doc
+    except InputError as exc:
+        raise UnreadableLog(413 if _too_large(exc) else 400, exc.code,
+                            exc.message) from None
+    if seen == 0:
+        raise UnreadableLog(400, "input/empty", "the body holds no document")
+    what = "1 document (index 0)" if seen == 1 else \
+        f"{seen} documents (index 0 to {seen - 1})"
+    raise UnreadableLog(400, "input/no-such-document",
+                        f"there is no document {index}: the body holds {what}")
+
+
+@bp.post("/frames")
+def frames_of_body() -> Response:
+    """The frames of a log sent in the body; nothing is stored and no token is needed.
+
+    A refused log still answers 200: its frames go up to the move before the error,
+    and ``error`` says what broke. Only a body that cannot be read is an error.
+    """
+    unknown = sorted(set(request.args) - {"index"})
+    if unknown:
+        fail(400, "query/unknown-parameter",
+             f"unknown parameter {', '.join(unknown)}; this address takes index")
+    index = _integer("index", request.args.get("index", "0"), low=0)
+    data = upload_body()
+    try:
+        doc = pick_document(data, index, parse_limits())
+    except UnreadableLog as exc:
+        fail(exc.status, exc.code, exc.message)
+    return envelope(build_frames(doc), compact=True)

@@ -17,6 +17,7 @@ from werkzeug.datastructures import FileStorage
 
 from recorder.errors import InputError, internal_error
 from recorder.ingest import Outcome, Tally, import_upload, locate
+from recorder.parse import Limits, iter_documents
 from recorder.tokens import Verdict, check_token
 from webui.db import get_db
 
@@ -32,6 +33,8 @@ class FileReport:
     outcomes: list[Outcome] = field(default_factory=list)
     tally: Tally = field(default_factory=Tally)
     error: str | None = None
+    texts: dict[int, str] = field(default_factory=dict)
+    """The text of each refused document that can be watched, by its index in the file."""
 
 
 @bp.get("/upload")
@@ -73,10 +76,35 @@ def form_upload() -> tuple[str, int] | str:
             log.exception("the upload of one file failed")
             report.error = internal_error(exc, "import").message
             failed = True
+        else:
+            report.texts = _refused_texts(data, report.outcomes)
         failed |= any(outcome.internal for outcome in report.outcomes)
         reports.append(report)
     page = render_template("upload.html", reports=reports, problem=None, locate=_where)
     return (page, 500) if failed else page
+
+
+WATCH_TEXT_LIMIT = 1024 * 1024
+"""Largest refused document the report carries for its "watch up to the error" form."""
+
+
+def _refused_texts(data: bytes, outcomes: list[Outcome]) -> dict[int, str]:
+    """Each refused document's own text, for the form that watches it up to the error.
+
+    Without JavaScript the page cannot send the file again, so the report carries the
+    document itself (gzip undone) in a hidden field; documents that could not be read
+    at all have nothing to watch, and very large ones are left to the watch page.
+    """
+    wanted = {o.index for o in outcomes if o.status == "refused" and o.index is not None}
+    if not wanted:
+        return {}
+    texts = {}
+    for parsed in iter_documents(data, limits=current_app.config.get("PARSE_LIMITS")
+                                 or Limits()):
+        if parsed.index in wanted and parsed.text is not None \
+                and len(parsed.text) <= WATCH_TEXT_LIMIT:
+            texts[parsed.index] = parsed.text.decode("utf-8", "replace")
+    return texts
 
 
 def _where(error: dict[str, Any] | None) -> str:

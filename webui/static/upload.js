@@ -54,12 +54,37 @@ function gameLink(id) {
   return template.replace(/0$/, String(id));
 }
 
-function renderReport(name, data) {
+// A refused game opens on the watch page, played up to the move the engine refused: the
+// file goes to POST /watch in a form of its own (nothing is stored), with the game's place
+// in the file.
+function watchButton(file, index) {
+  const button = el("button", { type: "button", class: "watch-error secondary" },
+    "Watch up to the error");
+  button.addEventListener("click", () => {
+    const post = el("form", {
+      method: "post", action: form.dataset.watch, enctype: "multipart/form-data", hidden: "",
+    });
+    const input = el("input", { type: "file", name: "file" });
+    const chosen = new DataTransfer();
+    chosen.items.add(file);
+    input.files = chosen.files;
+    post.append(input, el("input", { type: "hidden", name: "index", value: String(index) }));
+    document.body.append(post);
+    post.submit();
+  });
+  return button;
+}
+
+function renderReport(name, data, file = null) {
   const { summary, games } = data;
   const rows = games.map((game) => {
     let details = "";
-    if (game.status === "refused") details = locate(game.error);
-    else if (game.id) details = el("a", { href: gameLink(game.id) }, `game #${game.id}`);
+    if (game.status === "refused") {
+      details = el("span", {}, locate(game.error));
+      if (file && game.index != null && game.error?.code !== "input/unreadable") {
+        details.append(" ", watchButton(file, game.index));
+      }
+    } else if (game.id) details = el("a", { href: gameLink(game.id) }, `game #${game.id}`);
     return el(
       "tr",
       { "data-status": game.status },
@@ -152,7 +177,7 @@ async function uploadQueued() {
     for (const file of files) {
       const result = await send(file, token);
       if (result.ok) {
-        reports.prepend(renderReport(file.name, result.data));
+        reports.prepend(renderReport(file.name, result.data, file));
         if (result.warning) reports.prepend(renderFailure(file.name, result.warning));
       } else {
         reports.prepend(renderFailure(file.name, result.message));
