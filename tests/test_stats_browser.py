@@ -213,6 +213,8 @@ def test_bonus_dashboard_draws_the_api_numbers_and_a_filter_redraws(
     example = data["missed"]["examples"][0]
     assert moments.first.get_attribute("href") == \
         f"/games/{example['game']}#r{example['round']}m{example['move']}"
+    # The moment is a page of the replay viewer.
+    assert page.request.get(f"{site}/games/{example['game']}").status == 200
 
     # A filter: the address changes, the charts are redrawn from the filtered answer.
     page.select_option("select[name=players]", "3")
