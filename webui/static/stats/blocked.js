@@ -92,8 +92,8 @@ function drawOverTime(data) {
     },
   ], {
     showlegend: true,
-    legend: { orientation: "h", x: 0, y: 1.12 },
-    margin: { l: 62, r: 62, t: 28, b: 8, pad: 2 },
+    legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
+    margin: { l: 62, r: 62, t: 36, b: 8, pad: 2 },
     xaxis: { type: "category", automargin: true },
     // The rounds on the right, under the line of the share, which is drawn over them.
     yaxis: { side: "right", showgrid: false, rangemode: "tozero", title: { text: "rounds" } },

@@ -103,8 +103,8 @@ function drawByMove(data) {
     },
   ], {
     showlegend: true,
-    legend: { orientation: "h", x: 0, y: 1.12 },
-    margin: { l: 62, r: 62, t: 28, b: 50, pad: 2 },
+    legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
+    margin: { l: 62, r: 62, t: 36, b: 50, pad: 2 },
     xaxis: { title: { text: "move in the round" }, ...moveTicks(rows, cap) },
     yaxis: { side: "right", showgrid: false, rangemode: "tozero", title: { text: "plays" } },
     yaxis2: {
