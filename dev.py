@@ -2,7 +2,8 @@
 """Set everything up, then serve or test: the README's two commands.
 
     python3 dev.py serve     # venv + install + the service on http://127.0.0.1:5000
-    python3 dev.py test      # venv + install (+ engines, Chromium) + the whole test suite
+    python3 dev.py test      # venv + install (+ engines, Chromium) + the whole test suite,
+                             # then the JavaScript client's tests with node
 
 It needs nothing but Python 3.11+. The virtual environment lives in ``.venv``;
 installs are skipped when ``pyproject.toml`` has not changed since the last one.
@@ -69,7 +70,24 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(BIN / "recorder"), "serve", *argv[1:]], cwd=ROOT)
     ensure_venv("test,engines")  # the engines' own games are part of the tests
     ensure_chromium()
-    return subprocess.call([str(PY), "-m", "pytest", *argv[1:]], cwd=ROOT)
+    python_tests = subprocess.call([str(PY), "-m", "pytest", *argv[1:]], cwd=ROOT)
+    js_tests = run_js_tests()
+    return python_tests or js_tests
+
+
+def run_js_tests() -> int:
+    """node's test runner over the JavaScript client; a missing node fails only under CI."""
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI") == "true":
+            print("error: node is missing; CI=true needs the JavaScript client tested",
+                  file=sys.stderr)
+            return 1
+        print("note: node is missing; the JavaScript client's tests (clients/js) are skipped",
+              file=sys.stderr)
+        return 0
+    print("+ node --test clients/js/test/", flush=True)
+    return subprocess.call([node, "--test", "test/"], cwd=ROOT / "clients" / "js")
 
 
 if __name__ == "__main__":

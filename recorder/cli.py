@@ -108,6 +108,7 @@ def main() -> None:
       recorder replay --json games.jsonl     the engine's answer, one JSON line a game
       recorder validate logs/*.json.gz       ok / invalid, with the reason
       recorder simulate --preset spilop -o bonus=true --games 10 > games.jsonl
+      recorder deal abc --round 1 --preset spilop --players 2
     """
 
 
@@ -139,23 +140,30 @@ def replay_cmd(as_json: bool, files: tuple[str, ...]) -> None:
 
 
 @main.command("validate")
+@click.option("--strict", is_flag=True,
+              help="Count a game that ends unfinished as a failure (exit 1).")
 @click.argument("files", nargs=-1, required=True)
-def validate_cmd(files: tuple[str, ...]) -> None:
+def validate_cmd(strict: bool, files: tuple[str, ...]) -> None:
     """Check every game in FILES; one line a game, exit 1 if any is invalid.
 
+    A game that ends before anyone reaches the target is valid but unfinished: it
+    gets a warning, and with --strict it fails (a logger that stops early, or whose
+    scores part from the engine's, shows up here).
+
     \b
-    Example:
+    Examples:
       recorder validate sample_games/*.json
+      recorder validate --strict mygame.json
     """
     inputs = _Inputs(files)
     invalid = False
     counts = {"finished": 0, "unfinished": 0, "invalid": 0}
-    for where, _doc, answer in inputs.answers():
+    for where, doc, answer in inputs.answers():
         status = answer["status"]
         counts[status] += 1
-        invalid |= status == "invalid"
+        invalid |= status == "invalid" or (strict and status == "unfinished")
         try:
-            click.echo(_validate_line(where, answer))
+            click.echo(_validate_line(where, answer, doc, strict=strict))
         except Exception as exc:
             click.echo(inputs.output_failure(where, exc))
     click.echo(f"{counts['finished']} finished, {counts['unfinished']} unfinished, "
@@ -163,15 +171,47 @@ def validate_cmd(files: tuple[str, ...]) -> None:
     sys.exit(inputs.exit_code(invalid))
 
 
-def _validate_line(where: str, answer: dict[str, Any]) -> str:
-    """``name: ok (...)`` or ``name: invalid: why`` for one answer."""
+def _validate_line(where: str, answer: dict[str, Any], doc: Any = None, *,
+                   strict: bool = False) -> str:
+    """``name: ok (...)``, ``name: invalid: why`` or ``name: unfinished: why`` for one answer.
+
+    An unfinished game gets a warning (with ``strict``, it is the verdict), and claimed
+    scores that part from the engine's get a second line saying after which round.
+    """
     game_id = answer.get("game_id")
     name = game_id if isinstance(game_id, str) and game_id else where
     if answer["status"] == "invalid":
         return f"{name}: invalid: {answer['error']['message']}"
     extra = f", {len(answer['mismatches'])} claimed figures differ" \
         if answer.get("mismatches") else ""
-    return f"{name}: ok ({answer['status']}, {len(answer['rounds'])} rounds{extra})"
+    line = f"{name}: ok ({answer['status']}, {len(answer['rounds'])} rounds{extra})"
+    if answer["status"] == "unfinished" and isinstance(doc, dict):
+        why = _unfinished_why(doc, answer)
+        if strict:
+            line = f"{name}: unfinished: {why}"
+        else:
+            line += f"; warning: {why} (--strict refuses unfinished games)"
+    if answer.get("scores_differ") and isinstance(doc, dict):
+        from recorder.replay import part_text
+
+        ids = [p["id"] for p in doc["players"]]
+        line += f"\n  {part_text(answer['scores_differ'], ids)}"
+    return line
+
+
+def _unfinished_why(doc: dict[str, Any], answer: dict[str, Any]) -> str:
+    """Why a valid game is unfinished: a round cut off, or nobody reached the target yet."""
+    rules = Ruleset.from_spec(doc["ruleset"])
+    done = len(answer["rounds"])
+    if len(doc["rounds"]) > done:
+        cut = f"round {done + 1} is cut off before its end"
+    elif done == 0:
+        return "the game has no rounds"
+    else:
+        cut = f"the log stops after round {done}"
+    best = max(answer["scores"]) if answer["scores"] else 0
+    shown = int(best) if float(best).is_integer() else f"{best:.2f}"
+    return f"{cut}, and nobody has reached the target {rules.target} (highest score {shown})"
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -243,6 +283,72 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
+
+
+@main.command("deal")
+@click.argument("seed")
+@click.option("--preset", type=click.Choice(list(PRESETS)), default="spilop", show_default=True)
+@click.option("-o", "--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A ruleset option (repeatable), e.g. -o sets=2.")
+@click.option("--players", type=click.IntRange(1, 8), required=True,
+              help="Number of players.")
+@click.option("--round", "round_no", type=click.IntRange(1), default=None,
+              help="Deal round R of a game whose seed is SEED, from SEED/R.")
+@click.option("--json", "as_json", is_flag=True, help="Print the deal as JSON.")
+def deal_cmd(seed: str, preset: str, options: tuple[str, ...], players: int,
+             round_no: int | None, as_json: bool) -> None:
+    """Show the hands and boneyard the recorder deals from SEED.
+
+    SEED is a round's seed as the recorder uses it; with --round R it is the game's
+    seed, and the round is dealt from SEED/R as a log's round R without its own
+    seed or deal is. Hands are in canonical order, the boneyard in draw order.
+
+    \b
+    Examples:
+      recorder deal abc --round 1 --preset spilop --players 2
+      recorder deal 'abc/1' --preset classic -o draw=one --players 3 --json
+      recorder deal g-7 --round 2 --preset spilop -o sets=2 --players 4
+    """
+    from recorder.deal import deal_of
+
+    opts = dict(_parse_option(o) for o in options)
+    spec: str | dict[str, Any] = {"preset": preset, "options": opts} if opts else preset
+    try:
+        rules = Ruleset.from_spec(spec)
+        rules.check_players(players)
+    except RulesetError as exc:
+        raise click.UsageError(exc.message) from None
+    round_seed = f"{seed}/{round_no}" if round_no is not None else seed
+    deal = deal_of(rules, players, round_seed)
+    if as_json:
+        click.echo(json.dumps(deal, ensure_ascii=False))
+        return
+    click.echo(f'deal of seed "{round_seed}": {rules.preset}, {players} players, '
+               f"{deal['tiles_each']} tiles each")
+    for seat, hand in enumerate(deal["hands"]):
+        click.echo(f"  seat {seat}: {' '.join(hand)}")
+    click.echo(f"  boneyard ({len(deal['boneyard'])}, in draw order): "
+               + (" ".join(deal["boneyard"]) or "-"))
+    if deal["redeals"]:
+        click.echo(f"  redealt {deal['redeals']} time(s): nobody held a double")
+    if deal["lot"] is not None:
+        click.echo(f"  lot: seat {deal['lot']} opens (several players hold the opening tile)")
+    opens = deal["opens"]
+    if opens["draw_for_double"]:
+        how = "each player draws one tile, from seat 0, until a hand holds one" \
+            if rules.no_double == "everyone-draws-for-double" else \
+            "the players draw in turn from seat 0 until one draws a double"
+        click.echo(f"  opens: nobody holds a double; {how}")
+    elif opens["tile"] is None and len(opens["seats"]) == players:
+        click.echo("  opens: any player, with any tile")
+    elif opens["tile"] is None:
+        click.echo(f"  opens: seat {opens['seats'][0]} (or the round's opener), with any tile")
+    else:
+        seats = " or ".join(f"seat {s}" for s in opens["seats"])
+        click.echo(f"  opens: {seats}, with {opens['tile']}")
+    if round_no is None and "/" not in seed:
+        click.echo(f'  (round n of a game with seed "{seed}" is dealt from "{seed}/n": '
+                   "add --round n)")
 
 
 def _simulate_engine(engine: str, opts: dict[str, Any], players: int | None, games: int,
@@ -390,6 +496,10 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
         where_m = f"round {m['round']}" if m["round"] else "game result"
         lines.append(f"  note: {where_m} claims {m['field']} {m['claimed']}, "
                      f"the engine computes {m['computed']}")
+    if answer.get("scores_differ"):
+        from recorder.replay import part_text
+
+        lines.append(f"  note: {part_text(answer['scores_differ'], ids)}")
     return "\n".join(lines)
 
 

@@ -97,7 +97,7 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """What the end of a round gives, as CONTRACT.md's answer lists it."""
+    """What the end of a round gives, as the engine's answer (docs/format.md) lists it."""
 
     winners: tuple[int, ...]
     points: tuple[Fraction | int, ...]
@@ -444,7 +444,7 @@ class Round:
         return len(self.legal_moves(seat)), bonus
 
     def open_end_sum(self) -> int:
-        """The open-end count of the bonus rule (RULES.md, "Bonus points")."""
+        """The open-end count of the bonus rule (docs/rules.md, "The bonus")."""
         if self.phase in (OPENING, DRAW_FOR_DOUBLE):
             return 0
         return _end_sum(self.value, self.dbl, self.covered, self.opener_double) + \

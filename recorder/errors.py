@@ -1,7 +1,7 @@
 """One small error hierarchy for everything that can be wrong with a log.
 
 Every error carries a stable ``code`` (for programs), a location (``round``/``move``
-as CONTRACT.md defines them, plus a JSON pointer where one is known) and a message
+as docs/format.md defines them, plus a JSON pointer where one is known) and a message
 written for the frontend developer who has to fix the log. The engine raises them;
 the CLI, the importer and the HTTP API turn them into their own shapes at the edge.
 """
@@ -34,7 +34,7 @@ class RecorderError(Exception):
             self.code = code
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``error`` object of the engine's answer (CONTRACT.md) plus our extras."""
+        """The ``error`` object of the engine's answer (docs/format.md) plus our extras."""
         out: dict[str, Any] = {"round": self.round, "move": self.move, "message": self.message}
         out["code"] = self.code
         if self.pointer is not None:

@@ -121,7 +121,7 @@ class Outcome:
 
 
 def locate(error: Mapping[str, Any]) -> str:
-    """An error dict as one line that starts with its location, as CONTRACT.md writes it."""
+    """An error dict as one line that starts with its location, as docs/format.md writes it."""
     message = str(error.get("message", ""))
     r, m = error.get("round") or 0, error.get("move") or 0
     if message.startswith("round ") or (not r and not m):

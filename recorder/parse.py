@@ -6,7 +6,7 @@ that could hurt the steps after it: bytes that are not UTF-8, JSON that is not J
 gzip bombs, documents nested thousands deep, numbers that do not fit a float,
 strings of megabytes, lone UTF-16 surrogates (which no UTF-8 encoder can write back).
 
-Upload shapes (CONTRACT.md): one JSON document; a JSON array of documents; JSON
+Upload shapes (docs/format.md): one JSON document; a JSON array of documents; JSON
 Lines (one document a line, blank lines skipped); any of these gzip-compressed
 (recognised by its magic bytes ``1f 8b``, not by a file name).
 

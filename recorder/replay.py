@@ -2,7 +2,7 @@
 
 :func:`walk` yields events (a round starts, a move is about to be applied, a
 round ends) and raises a located :class:`RecorderError` at the first thing that
-is wrong. :func:`replay` consumes it into the answer of CONTRACT.md; the
+is wrong. :func:`replay` consumes it into the answer of docs/format.md; the
 analysis, the simulator's self-check and the web viewer consume the same walk
 instead of re-implementing it.
 """
@@ -112,8 +112,8 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
     for r, rdoc in enumerate(game.rounds, 1):
         if match.over:
             raise GameOverError(
-                f"round {r}: the game ended after round {r - 1}; no round may follow",
-                round=r, pointer=f"/rounds/{r - 1}",
+                f"round {r}: the game ended after round {r - 1}; no round may follow"
+                + _over_hint(doc, game), round=r, pointer=f"/rounds/{r - 1}",
             )
         if game.unfinished_round:
             raise GameOverError(
@@ -150,7 +150,8 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                     state.apply_fast(move.player, move.action, move.tile, move.end,
                                      mdoc.get("closed"))
                 except IllegalMove as exc:
-                    raise _locate(exc, r, m, move, state, ids) from None
+                    raise _locate(exc, r, m, move, state, ids,
+                                  _deal_hint(exc, move, state, doc, r)) from None
         else:
             apply_fast = state.apply_fast
             m = 0
@@ -161,12 +162,44 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                                get("closed"))
             except IllegalMove as exc:
                 move = _move(rdoc["moves"][m - 1])
-                raise _locate(exc, r, m, move, state, ids) from None
+                raise _locate(exc, r, m, move, state, ids,
+                              _deal_hint(exc, move, state, doc, r)) from None
         if state.result is None:
             game.unfinished_round = r
             continue
         match.finish_round(state.result)
         yield RoundEnd(r, state.result, state)
+
+
+def _deal_hint(exc: IllegalMove, move: Move, state: Round, doc: Any, r: int) -> str:
+    """When a refusal suggests that the frontend dealt differently: how to see our deal.
+
+    A seeded round whose first move is out of turn, a tile that a player who has not
+    drawn yet does not hold, a drawn tile that is not the next of the boneyard, or a
+    play while everybody must draw for a double: the likeliest cause is a shuffle or
+    deal that differs from the recorder's, far from where the log goes wrong.
+    """
+    if not state.deal.seeded:
+        return ""
+    reason = exc.message
+    seat = move.player
+    suspicious = (
+        (state.moves == 0 and (reason.startswith("not this player's turn")
+                               or reason.startswith("nobody holds a double")))
+        or (reason.startswith("the player does not hold") and isinstance(seat, int)
+            and 0 <= seat < state.players and state.hands[seat] == state.deal.hands[seat])
+        or reason.startswith("the next tile of the boneyard is")
+    )
+    if not suspicious:
+        return ""
+    from recorder.deal import deal_command
+
+    rdoc = doc["rounds"][r - 1]
+    own = rdoc.get("seed")
+    command = deal_command(doc["ruleset"], state.players, own) if own is not None else \
+        deal_command(doc["ruleset"], state.players, doc["seed"], r)
+    return (" (the frontend's deal may differ from the recorder's: compare it with "
+            f"`{command}`)")
 
 
 def _move(mdoc: dict[str, Any]) -> Move:
@@ -176,7 +209,7 @@ def _move(mdoc: dict[str, Any]) -> Move:
 
 
 def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
-            ids: list[str]) -> IllegalMove:
+            ids: list[str], hint: str = "") -> IllegalMove:
     """Turn the engine's reason into the contract's message: where, who, what, what was legal."""
     who = ids[move.player] if isinstance(move.player, int) and 0 <= move.player < len(ids) \
         else f"seat {move.player!r}"
@@ -195,6 +228,7 @@ def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
     # the engine knows seats; the message speaks of players by their ids
     reason = _SEAT.sub(lambda s: ids[int(s[1])] if int(s[1]) < len(ids) else s[0], exc.message)
     message = f"{where}: {reason}" if state.over else f"{where}: {reason}; legal here: {listed}"
+    message += hint
     return IllegalMove(message, round=r, move=m, pointer=f"/rounds/{r - 1}/moves/{m - 1}",
                        code=exc.code)
 
@@ -211,7 +245,7 @@ def round_answer(result: RoundResult) -> dict[str, Any]:
 
 
 def replay(doc: Any) -> dict[str, Any]:
-    """The engine's answer for one document (CONTRACT.md); never raises for a bad log.
+    """The engine's answer for one document (docs/format.md); never raises for a bad log.
 
     Nor for a bug of its own: an unexpected exception becomes this document's
     ``internal/replay`` refusal, located at the round being replayed, and is logged,
@@ -239,6 +273,90 @@ def replay(doc: Any) -> dict[str, Any]:
                                                   pointer=pointer), rounds)
 
 
+def _over_hint(doc: dict[str, Any], game: Game) -> str:
+    """Why the engine's game ended before the log's: its scores, and where the claims part."""
+    rounds = [round_answer(x) for x in game.match.results]
+    scores = ", ".join(_text(number(s)) for s in game.match.scores)
+    rules = game.rules
+    goal = "reaching it loses" if rules.target_mode == "reach-loses" else "reaching it wins"
+    out = f" (the engine's scores after round {len(rounds)} are {scores}; target {rules.target}, " \
+        f"{goal}"
+    part = scores_part(doc, rounds)
+    if part is not None:
+        out += "; " + part_text(part, game.players)
+    elif not any(isinstance(r, dict) and isinstance(r.get("result"), dict)
+                 for r in doc["rounds"]):
+        out += "; claim each round's result (points, bonus) to see where the frontend's " \
+            "scores part from the engine's"
+    return out + ")"
+
+
+def scores_part(doc: dict[str, Any], rounds: list[dict[str, Any]],
+                final: list[Any] | None = None) -> dict[str, Any] | None:
+    """The first round after which the log's claimed running scores differ from the engine's.
+
+    Claimed running scores add up each round's claimed ``points`` and ``bonus`` (the
+    engine's figure where a round claims none). ``final``, the engine's final scores,
+    also compares the game's claimed ``result.scores`` when no round explains it
+    (then ``round`` is 0). ``by`` is claimed minus computed, per player.
+    """
+    claimed_total: list[float] = []
+    computed_total: list[float] = []
+    for r, computed in enumerate(rounds, 1):
+        rdoc = doc["rounds"][r - 1] if r - 1 < len(doc["rounds"]) else {}
+        claim = rdoc.get("result") if isinstance(rdoc, dict) else None
+        claim = claim if isinstance(claim, dict) else {}
+        n = len(computed["points"])
+        if not claimed_total:
+            claimed_total, computed_total = [0.0] * n, [0.0] * n
+        for field in ("points", "bonus"):
+            mine = computed[field]
+            value = claim.get(field)
+            usable = isinstance(value, list) and len(value) == n and all(
+                isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+            theirs = value if usable else mine
+            for p in range(n):
+                claimed_total[p] += theirs[p]
+                computed_total[p] += mine[p]
+        if not _same(claimed_total, computed_total):
+            return _part(r, claimed_total, computed_total)
+    claim = doc.get("result")
+    scores = claim.get("scores") if isinstance(claim, dict) else None
+    if final is not None and isinstance(scores, list) and len(scores) == len(final) and all(
+            isinstance(x, int | float) and not isinstance(x, bool) for x in scores) and \
+            not _same(scores, final):
+        return _part(0, [float(x) for x in scores], [float(x) for x in final])
+    return None
+
+
+def _part(r: int, claimed: list[float], computed: list[float]) -> dict[str, Any]:
+    def tidy(x: float) -> int | float:
+        return round(x) if abs(x - round(x)) < 1e-9 else round(x, 6)
+
+    return {"round": r, "claimed": [tidy(x) for x in claimed],
+            "computed": [tidy(x) for x in computed],
+            "by": [tidy(a - b) for a, b in zip(claimed, computed, strict=True)]}
+
+
+def part_text(part: dict[str, Any], ids: list[str]) -> str:
+    """A scores part in words: where, and by how much for whom."""
+    who = ", ".join(f"{ids[p]} {_signed(d)}" for p, d in enumerate(part["by"])
+                    if abs(d) >= 0.005)
+    if part["round"] == 0:
+        return f"the claimed final scores differ from the engine's: {who} (claimed minus " \
+            "computed)"
+    return f"the claimed scores first differ from the engine's after round {part['round']}: " \
+        f"{who} (claimed minus computed)"
+
+
+def _signed(x: float) -> str:
+    return ("+" if x > 0 else "") + _text(x)
+
+
+def _text(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}"
+
+
 def invalid_answer(doc: Any, exc: RecorderError,
                    rounds: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """An invalid game's answer: the error, and the rounds that were complete before it."""
@@ -263,6 +381,9 @@ def finish_answer(doc: dict[str, Any], game: Game,
     mismatches = _mismatches(doc, rounds, answer)
     if mismatches:
         answer["mismatches"] = mismatches
+        part = scores_part(doc, rounds, answer["scores"])
+        if part is not None:
+            answer["scores_differ"] = part
     return answer
 
 
@@ -311,5 +432,6 @@ def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
 
 __all__ = [
     "Event", "Game", "MoveEvent", "RoundEnd", "RoundStart", "finish_answer",
-    "invalid_answer", "number", "open_game", "replay", "round_answer", "walk",
+    "invalid_answer", "number", "open_game", "part_text", "replay", "round_answer",
+    "scores_part", "walk",
 ]

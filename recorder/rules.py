@@ -1,7 +1,7 @@
 """Rulesets as data.
 
 A :class:`Ruleset` is one frozen, validated record of every rule the engine
-needs. The five presets of RULES.md are entries of :data:`PRESETS`; a log's
+needs. The five presets of docs/rules.md are entries of :data:`PRESETS`; a log's
 ``options`` override a preset field by field, so a frontend with house rules
 describes them without code. The vocabulary of options is :data:`OPTIONS`
 (name -> allowed values and meaning); anything outside it, or options that

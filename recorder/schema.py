@@ -4,7 +4,7 @@ The formal contract is ``schemas/domino-log-1.schema.json`` (JSON Schema 2020-12
 which frontend developers read and may run themselves. This module checks a
 document against it and, when the document does not fit, raises one
 :class:`~recorder.errors.SchemaError` that points at the place (a JSON pointer, and
-the round and move as CONTRACT.md counts them) and says in plain words what to
+the round and move as docs/format.md counts them) and says in plain words what to
 write instead.
 
 Why two checkers: the recorder validates tens of thousands of rounds a second, and
@@ -427,7 +427,7 @@ def check_document(doc: object) -> None:
     "Most useful" is the earliest in the order the engine would meet it: the
     document as a whole, then round by round, a round's own fields before its moves,
     move by move. The error carries ``pointer`` (RFC 6901), ``round`` and ``move``
-    (CONTRACT.md: round 0, move 0 for the document; round r, move 0 for round r as a
+    (docs/format.md: round 0, move 0 for the document; round r, move 0 for round r as a
     whole; round r, move m for move m) and a message that quotes at most
     ~60 characters of the offending value.
     """
@@ -734,7 +734,7 @@ def _pointer_of(path: Any) -> str:
 
 
 def _locate(path: Any) -> tuple[int, int]:
-    """CONTRACT.md's (round, move) of a path: 1-based, 0 for "as a whole"."""
+    """docs/format.md's (round, move) of a path: 1-based, 0 for "as a whole"."""
     parts = list(path)
     if len(parts) >= 2 and parts[0] == "rounds" and isinstance(parts[1], int):
         if len(parts) >= 4 and parts[2] == "moves" and isinstance(parts[3], int):

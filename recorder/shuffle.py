@@ -1,7 +1,7 @@
 """The seeded shuffle ``sha256-fy-1`` of the domino-log contract.
 
 Every frontend, in any language, must reproduce the same deal from the same seed,
-so this follows CONTRACT.md to the letter: a SHA-256 counter stream, rejection
+so this follows docs/format.md to the letter: a SHA-256 counter stream, rejection
 sampling for ``below(n)`` and a Fisher-Yates shuffle from the canonical order.
 The stream is an object the caller owns (no global random), so a redeal or a lot
 continues exactly where the deal stopped.

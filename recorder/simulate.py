@@ -14,8 +14,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from recorder import FORMAT
 from recorder.engine import Deal, Match, Move, Round, seeded_deal
+from recorder.log import GameLog
 from recorder.replay import number, round_answer
 from recorder.rules import Ruleset
 
@@ -117,18 +117,21 @@ def simulate_game(
     if unknown:
         raise ValueError(f"unknown bot {unknown[0]!r}; bots: {', '.join(BOTS)}")
     match = Match(rules, players)
-    rounds: list[dict[str, Any]] = []
+    log = GameLog(ruleset if isinstance(ruleset, str | dict) else rules.preset,
+                  [{"id": pid, "name": name} for pid, name, _ in people],
+                  seed=seed, game_id=game_id, frontend={"name": frontend, "version": "1"},
+                  started_at=started_at)
     for r in range(1, max_rounds + 1):
-        rdoc: dict[str, Any] = {}
         if explicit_deal:
             dealt, _ = seeded_deal(rules, players, f"{seed}/{r}")
-            state = Round.start(rules, players, Deal(dealt.hands, dealt.boneyard,
-                                                     seeded=False), None)
-            rdoc["deal"] = {"hands": dealt.hand_names(state.tiles),
-                            "boneyard": dealt.boneyard_names(state.tiles)}
+            # through the match, as replay does: rules that look at the scores mid-round
+            # (target_check: play, tie_pot) need them with an explicit deal too
+            state = match.start_round(Deal(dealt.hands, dealt.boneyard, seeded=False), None)
+            log.start_round(deal={"hands": dealt.hand_names(state.tiles),
+                                  "boneyard": dealt.boneyard_names(state.tiles)})
         else:
             state = match.new_round(seed=f"{seed}/{r}")
-        moves = []
+            log.start_round()
         while not state.over:
             legal = state.legal_moves(state.turn)
             style = styles[state.turn]
@@ -137,27 +140,19 @@ def simulate_game(
                 nxt = state.boneyard[state.drawn]
                 move = Move(move.player, "draw", state.tiles.kind_name[state.tiles.phys_kind[nxt]])
             lo, hi = _THINK_MS[style]
-            entry = move.to_json()
-            entry["ms"] = rng.randint(lo // 4, lo) if len(legal) == 1 else rng.randint(lo, hi)
+            ms = rng.randint(lo // 4, lo) if len(legal) == 1 else rng.randint(lo, hi)
             state.apply(move)
-            moves.append(entry)
+            if move.action == "play":
+                log.play(move.player, move.tile or "", move.end, ms=ms, closed=move.closed)
+            elif move.action == "draw":
+                log.draw(move.player, move.tile, ms=ms)
+            else:
+                log.pass_(move.player, ms=ms)
         assert state.result is not None
         match.finish_round(state.result)
-        rdoc["moves"] = moves
-        rdoc["result"] = round_answer(state.result)
-        rounds.append(rdoc)
+        log.end_round(round_answer(state.result))
         if match.over:
             break
-    doc: dict[str, Any] = {"format": FORMAT}
-    if game_id is not None:
-        doc["game_id"] = game_id
-    doc["frontend"] = {"name": frontend, "version": "1"}
-    doc["ruleset"] = ruleset if isinstance(ruleset, str | dict) else rules.preset
-    doc["players"] = [{"id": pid, "name": name} for pid, name, _ in people]
-    doc["seed"] = seed
-    if started_at is not None:
-        doc["started_at"] = started_at
-    doc["rounds"] = rounds
-    doc["result"] = {"scores": [number(s) for s in match.scores],
-                     "winners": list(match.winners)}
-    return doc
+    log.finish({"scores": [number(s) for s in match.scores],
+                "winners": list(match.winners)})
+    return log.to_dict()

@@ -5,7 +5,7 @@ are the same tile, but the written order is kept because the opening tile lies
 with its first written half on the left.
 
 Inside the engine a tile set is numbered: each *kind* (``3-6``) has an index in
-the canonical order of CONTRACT.md, and each *physical* tile (one of the two
+the canonical order of docs/format.md, and each *physical* tile (one of the two
 ``3-6`` of a double set) has an index too, so hands are plain integer bit masks.
 That keeps "can this hand play on these ends?" to one ``&``, which is what makes
 replay fast.

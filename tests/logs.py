@@ -64,7 +64,7 @@ def is_double(tile: str) -> bool:
 
 
 def canonical(max_pip: int = 6, sets: int = 1) -> list[str]:
-    """CONTRACT.md's canonical order: 0-0, 0-1, ..., 0-N, 1-1, ..., N-N (twice for two sets)."""
+    """docs/format.md's canonical order: 0-0, 0-1, ..., 0-N, 1-1, ..., N-N (twice for two sets)."""
     one = [f"{a}-{b}" for a in range(max_pip + 1) for b in range(a, max_pip + 1)]
     return one * sets
 
@@ -234,7 +234,7 @@ def log(ruleset: str | dict[str, Any], players: int | Sequence[str],
 
 def run(ruleset: str | dict[str, Any], players: int | Sequence[str],
         rounds: Sequence[dict[str, Any]], **kwargs: Any) -> dict[str, Any]:
-    """The engine's answer (CONTRACT.md) for the document :func:`log` builds."""
+    """The engine's answer (docs/format.md) for the document :func:`log` builds."""
     return replay(log(ruleset, players, rounds, **kwargs))
 
 
@@ -295,7 +295,7 @@ def shuffled(seed: str, max_pip: int = 6, sets: int = 1) -> tuple[list[str], Str
 
 
 def dealt(order: Sequence[str], players: int, each: int) -> tuple[list[list[str]], list[str]]:
-    """Seat s takes items [s*h, (s+1)*h); the rest is the boneyard (CONTRACT.md)."""
+    """Seat s takes items [s*h, (s+1)*h); the rest is the boneyard (docs/format.md)."""
     hands = [list(order[s * each:(s + 1) * each]) for s in range(players)]
     return hands, list(order[players * each:])
 

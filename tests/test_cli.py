@@ -142,3 +142,67 @@ def test_transcript_shows_the_worked_bonus_examples(runner: CliRunner) -> None:
     assert "ingaan plays 3-3 right      L6 R3 U6 D6  sum 18\n" in out
     assert "ingaan plays 5-5            L5 R5 U5 D5  sum 10   bonus +10" in out
     assert out.count("round cut off after") == 4
+
+
+def test_deal_shows_the_hands_and_boneyard_of_a_round(runner: CliRunner) -> None:
+    from recorder.engine import seeded_deal
+    from recorder.rules import find
+    from recorder.tiles import tile_set
+
+    result = runner.invoke(main, ["deal", "abc", "--round", "1", "--preset", "spilop",
+                                  "--players", "2"])
+    assert result.exit_code == 0, result.output
+    dealt, _ = seeded_deal(find("spilop"), 2, "abc/1")
+    tiles = tile_set(6, 1)
+    lines = result.output.splitlines()
+    assert lines[0] == 'deal of seed "abc/1": spilop, 2 players, 7 tiles each'
+    assert lines[1] == "  seat 0: " + " ".join(dealt.hand_names(tiles)[0])
+    assert lines[3] == "  boneyard (14, in draw order): " + " ".join(dealt.boneyard_names(tiles))
+    assert "opens: seat" in result.output
+    same = runner.invoke(main, ["deal", "abc/1", "--preset", "spilop", "--players", "2"])
+    assert same.output.splitlines()[:4] == lines[:4]
+
+
+def test_deal_json_with_options_redeal_and_lot(runner: CliRunner) -> None:
+    vectors = json.loads((ROOT / "schemas" / "vectors" / "deal-sha256-fy-1.json").read_text())
+    for vector in vectors["deals"]:
+        if not (vector["redeals"] or vector["lot"] is not None):
+            continue
+        args = ["deal", vector["game_seed"], "--round", str(vector["round"]), "--preset",
+                vector["preset"], "--players", str(vector["players"])]
+        for name, value in vector["options"].items():
+            args += ["-o", f"{name}={json.dumps(value)}"]
+        result = runner.invoke(main, [*args, "--json"])
+        assert result.exit_code == 0, result.output
+        shown = json.loads(result.output)
+        for key in ("seed", "hands", "boneyard", "redeals", "lot", "opens"):
+            assert shown[key] == vector[key], key
+        text = runner.invoke(main, args).output
+        assert ("redealt" in text) == bool(vector["redeals"])
+        assert ("lot: seat" in text) == (vector["lot"] is not None)
+
+
+def test_deal_refuses_bad_rules(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["deal", "x", "--preset", "norwegian", "--players", "3"])
+    assert result.exit_code == 2
+    assert "norwegian is played by 2 players" in result.output
+    result = runner.invoke(main, ["deal", "x", "--players", "2", "-o", "sets=3"])
+    assert result.exit_code == 2 and "sets" in result.output
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["x", "--round", "1", "--preset", "openspiel-block", "--players", "2"],
+     "  opens: seat 0 (or the round's opener), with any tile"),
+    (["x", "--round", "1", "--preset", "italian", "--players", "3"],
+     "  opens: any player, with any tile"),
+    (["vector-no-double-104", "--round", "1", "--preset", "spilop", "--players", "2"],
+     "  opens: nobody holds a double; the players draw in turn from seat 0 until one draws "
+     "a double"),
+    (["vector-everyone-draws-132", "--round", "1", "--preset", "all-fives", "--players", "2"],
+     "  opens: nobody holds a double; each player draws one tile, from seat 0, until a hand "
+     "holds one"),
+])
+def test_deal_says_who_opens(runner: CliRunner, args: list[str], line: str) -> None:
+    result = runner.invoke(main, ["deal", *args])
+    assert result.exit_code == 0, result.output
+    assert line in result.output.splitlines()

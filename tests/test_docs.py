@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,33 @@ def test_the_format_guides_error_messages_are_the_engines() -> None:
         changed["rounds"][0]["moves"][index] = move
         message = replay(changed)["error"]["message"]
         assert message in guide
+
+
+@pytest.mark.parametrize("path", ["sample_games/bonus-examples.json",
+                                  "docs/examples/bonus-more.json"])
+def test_the_bonus_examples_in_rules_md_are_the_engines_transcripts(path: str) -> None:
+    from click.testing import CliRunner
+
+    out = CliRunner().invoke(main, ["replay", str(ROOT / path)]).output
+    moves = [line for line in out.splitlines() if re.match(r"^ +\d+\. ", line)]
+    assert len(moves) >= 8
+    for line in moves:
+        assert f"\n{line}\n" in RULES_DOC, line
+
+
+def test_the_docs_refer_only_to_files_of_the_project() -> None:
+    """The frontend developer's pages link only to files that exist; no doc names a file
+    outside the project."""
+    pages = [ROOT / "README.md", ROOT / "docs" / "format.md", ROOT / "docs" / "logger.md",
+             ROOT / "schemas" / "vectors" / "README.md", ROOT / "clients" / "js" / "README.md"]
+    for page in pages:
+        text = page.read_text()
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+            if target.startswith(("http://", "https://")):
+                continue
+            assert (page.parent / target).exists(), f"{page.name}: {target}"
+    for path in [*pages, *sorted((ROOT / "docs").glob("*.md")),
+                 ROOT / "schemas" / "domino-log-1.schema.json",
+                 *sorted((ROOT / "schemas" / "vectors").glob("*.json"))]:
+        text = path.read_text()
+        assert "CONTRACT.md" not in text and "RULES.md" not in text, path.name

@@ -1,7 +1,7 @@
 """The hostile corpus: every file in tests/hostile/ must be refused cleanly.
 
 "Cleanly" means: parse + schema (and, for the rule-breaking cases, the engine) end in
-a RecorderError that says where (round, move as CONTRACT.md counts them) and why, in
+a RecorderError that says where (round, move as docs/format.md counts them) and why, in
 a message a frontend developer can act on; never a traceback, never another
 exception type. Each file is named for what it is; EXPECTED says what it must give.
 A new file without an entry here fails the suite, so the corpus cannot grow

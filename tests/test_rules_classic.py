@@ -1,4 +1,4 @@
-"""Preset ``classic`` (seed 001): RULES.md rule by rule, each on both sides.
+"""Preset ``classic`` (seed 001): docs/rules.md rule by rule, each on both sides.
 
 Highest double opens (no spinner: two ends); nobody holds a double: reshuffle and deal
 again from the same stream (an explicit deal without a double is refused); 7 tiles

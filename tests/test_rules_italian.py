@@ -1,4 +1,4 @@
-"""Preset ``italian`` (seed 003): RULES.md rule by rule, each on both sides.
+"""Preset ``italian`` (seed 003): docs/rules.md rule by rule, each on both sides.
 
 Anyone opens with any tile (the log shows who); with 4 players the holder of 6-6 opens
 with it (and there is no boneyard); a player who cannot play draws one tile, plays it

@@ -1,4 +1,4 @@
-"""Preset ``kozel`` (seed 002): RULES.md rule by rule, each on both sides.
+"""Preset ``kozel`` (seed 002): docs/rules.md rule by rule, each on both sides.
 
 The holder of 0-0 opens with it, else the highest double, else the highest tile; 7
 tiles each (4 players: no boneyard); draw until a tile fits; domino: the winner scores

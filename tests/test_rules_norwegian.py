@@ -1,4 +1,4 @@
-"""Preset ``norwegian`` (seed 004): RULES.md rule by rule, each on both sides.
+"""Preset ``norwegian`` (seed 004): docs/rules.md rule by rule, each on both sides.
 
 Two players, 7 tiles each; the highest double opens with it, else the highest tile;
 draw until a tile fits, but no drawing while the stock holds 2 tiles or fewer (then

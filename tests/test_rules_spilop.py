@@ -1,4 +1,4 @@
-"""Preset ``spilop`` (seed 000): RULES.md rule by rule, each on both sides.
+"""Preset ``spilop`` (seed 000): docs/rules.md rule by rule, each on both sides.
 
 Highest double opens and is the spinner (four sides); nobody holds a double: draw in
 seat order for one; draw until a tile fits; lowest pips wins a blocked round, ties
@@ -415,7 +415,7 @@ def test_game_round_after_an_unfinished_round_illegal() -> None:
 # ---------------------------------------------------------------------- bonus
 
 
-# Example 1 of RULES.md: spinner 6-6 with one arm ending in 4: 6 + 6 + 4 = 16, no bonus.
+# Example 1 of docs/rules.md: spinner 6-6 with one arm ending in 4: 6 + 6 + 4 = 16, no bonus.
 # Every later sum is 12-22 and no multiple of 5 either; seat 0 goes out on move 13.
 EX1_MOVES = [
     "0 play 6-6", "1 play 6-4 left", "0 play 4-2 left", "1 play 2-2 left", "0 play 2-1 left",

@@ -27,7 +27,7 @@ from recorder.schema import SCHEMA, SCHEMA_PATH, VALIDATOR, check_document, is_v
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
-# The example of CONTRACT.md, "A log document", verbatim.
+# The example of docs/format.md, "A log document", verbatim.
 CONTRACT_EXAMPLE: dict[str, Any] = {
     "format": "domino-log/1",
     "game_id": "spilop-2026-11-29-0001",

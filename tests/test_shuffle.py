@@ -20,7 +20,7 @@ SHARED = ROOT.parent / "shared" / "vectors" / "shuffle-sha256-fy-1.json"
 def test_project_copy_matches_the_shared_vectors() -> None:
     if not SHARED.exists():
         pytest.skip("the shared folder is not beside this checkout")
-    assert json.loads(SHARED.read_text()) == VECTORS
+    assert json.loads(SHARED.read_text())["vectors"] == VECTORS["vectors"]
 
 
 @pytest.mark.parametrize(

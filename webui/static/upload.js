@@ -32,7 +32,7 @@ function showProblem(message) {
   problem.hidden = !message;
 }
 
-// Mirrors recorder.ingest.locate: the error's place first, as CONTRACT.md writes it.
+// Mirrors recorder.ingest.locate: the error's place first, as docs/format.md writes it.
 function locate(error) {
   if (!error) return "";
   const message = String(error.message ?? "");
