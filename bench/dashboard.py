@@ -217,20 +217,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--import-repeat", type=int, default=3)
     parser.add_argument("--generate-only", action="store_true")
     parser.add_argument("--urls-only", action="store_true")
+    parser.add_argument("--import-only", action="store_true",
+                        help="only the import's rate with and without the aggregates")
+    parser.add_argument("--as-stored", action="store_true",
+                        help="measure the store as it is, without finishing its import")
     args = parser.parse_args(argv)
     path = corpus(args.rounds)
     print(f"corpus: {path.name} ({path.stat().st_size / 1e6:,.0f} MB)")
     if args.generate_only:
         return 0
-    db = imported(path, args.rounds)
+    if args.import_only:
+        return compare_imports(path, args)
+    db = OUT / f"dashboard-{args.rounds}.db" if args.as_stored else imported(path, args.rounds)
+    done = db.with_suffix(".done")
     import sqlite3
 
     with sqlite3.connect(db) as conn:
         games, rounds = conn.execute("SELECT count(*), sum(rounds_count) FROM games").fetchone()
         moves = conn.execute("SELECT count(*) FROM moves").fetchone()[0]
+    took = f"imported in {done.read_text().strip()} s" if done.exists() else "import unfinished"
     print(f"store: {db.name}: {games:,} games, {rounds:,} rounds, {moves:,} moves, "
-          f"{db.stat().st_size / 1e9:.2f} GB; imported in "
-          f"{db.with_suffix('.done').read_text().strip()} s")
+          f"{db.stat().st_size / 1e9:.2f} GB; {took}")
     figures = measure_urls(db, args.repeat)
     print("\n| URL | asks | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|")
     for url, p50, p95, top, n in figures:
@@ -241,6 +248,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{'met' if worst <= 100 else 'NOT met'}")
     if args.urls_only:
         return 0
+    return compare_imports(path, args)
+
+
+def compare_imports(path: Path, args: argparse.Namespace) -> int:
     part = slice_of(path, args.import_rounds)
     best = measure_import(part, args.import_repeat)
     slower = 1 - best[True] / best[False]
