@@ -377,9 +377,7 @@ def _simulate_engine(engine: str, opts: dict[str, Any], players: int | None, gam
     elif engine == "dominoes" and "target" in kwargs:
         raise click.UsageError("-o target=N with --engine dominoes needs --series")
     try:
-        module = adapters.load(engine)
-        for i in range(1, games + 1):
-            doc = module.simulate_one(f"{seed}-{i}", **kwargs)
+        for doc in adapters.simulate(engine, games, seed, **kwargs):
             click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
     except adapters.EngineMissing as exc:
         raise click.UsageError(str(exc)) from None

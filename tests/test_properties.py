@@ -56,9 +56,8 @@ def games(draw: st.DrawFn) -> dict[str, Any]:
     return simulate_game(spec, players, seed, bots, explicit_deal=explicit, max_rounds=12)
 
 
-def _checked_apply(self: Round, seat: Any, action: Any, tile: Any, end: Any,
-                   closed: Any = None) -> None:
-    self.apply(Move(seat, action, tile, end, closed is True))
+def _checked_apply(self: Round, seat: Any, action: Any, tile: Any, end: Any) -> None:
+    self.apply(Move(seat, action, tile, end))
 
 
 def slow_answer(doc: Any) -> dict[str, Any]:

@@ -399,6 +399,16 @@ def test_engine_presets_play_whole_games(preset: str) -> None:
         assert answer["status"] == "finished" and "mismatches" not in answer
 
 
+def test_simulated_explicit_deals_stop_where_the_target_is_reached() -> None:
+    from recorder.simulate import simulate_game
+
+    for i in range(6):
+        doc = simulate_game({"preset": "all-fives", "options": {"target": 61}}, 2, f"x-{i}",
+                            explicit_deal=True)
+        answer = replay(doc)
+        assert answer["status"] == "finished" and "mismatches" not in answer
+
+
 def test_engine_presets_describe_their_house_rules_and_others_do_not() -> None:
     assert Ruleset.from_spec("all-fives").describe()["double_order"] == [5, 1, 2, 3, 4, 6, 0]
     assert "pips_decide" not in Ruleset.from_spec("classic").describe()
