@@ -5,7 +5,8 @@ For each engine (``pip install -e '.[engines]'``) it plays ``--games`` seeded ga
 with the engine itself, converts them with ``recorder.adapters`` and replays the
 converted documents from their JSON, timing the three apart, and prints games/s and
 rounds/s for each with the ratio of the recorder's time (convert + replay) to the
-engine's own playing time:
+engine's own playing time (CPU time of this process, steadier than the wall clock on a
+shared machine):
 
     python bench/engines.py --games 300
     python bench/engines.py --games 300 --json
@@ -57,13 +58,13 @@ ENGINES: dict[str, Callable[[], tuple[Callable[[str], Any], Callable[[Any], dict
 
 def measure(name: str, games: int) -> dict[str, Any]:
     play, convert = ENGINES[name]()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     played = [play(f"bench-{i}") for i in range(games)]
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     lines = [json.dumps(convert(p)) for p in played]
-    t2 = time.perf_counter()
+    t2 = time.process_time()
     answers = [replay(json.loads(line)) for line in lines]
-    t3 = time.perf_counter()
+    t3 = time.process_time()
     for a in answers:
         assert a["status"] == "finished" and "mismatches" not in a, a
     rounds = sum(len(a["rounds"]) for a in answers)

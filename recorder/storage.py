@@ -39,7 +39,32 @@ DB_FILENAME = "recorder.db"
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 """Every timestamp column: UTC, to the second, so that text order is time order."""
 BUSY_TIMEOUT_MS = 30_000
-"""How long a writer waits for another process's transaction before giving up."""
+"""How long a writer waits for another process's transaction before giving up
+(``RECORDER_BUSY_TIMEOUT_MS`` sets another wait)."""
+BUSY_TIMEOUT_ENVVAR = "RECORDER_BUSY_TIMEOUT_MS"
+MAX_BYTES_ENVVAR = "RECORDER_MAX_DB_BYTES"
+"""A ceiling on the database file's size, so that uploads cannot fill the server's disk:
+a write past it fails as a full disk would, cleanly (SQLite's ``max_page_count``)."""
+
+
+def _env_int(name: str) -> int | None:
+    """A positive whole number from the environment, or None when unset; a bad one is an
+    error that names the variable (a typo must not silently lift a limit)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} must be a positive whole number, not {raw!r}")
+    return value
+
+
+def busy_timeout_ms() -> int:
+    """How long this process waits for another writer, in milliseconds."""
+    return _env_int(BUSY_TIMEOUT_ENVVAR) or BUSY_TIMEOUT_MS
 
 
 def default_instance_path() -> Path:
@@ -288,7 +313,14 @@ def winner_score(ruleset: Any, scores: Sequence[Any], winners: Sequence[int]) ->
 
 
 @migrations()
-def m005_stats_facts(db: Database) -> None:
+def m005_token_scopes(db: Database) -> None:
+    """What each token may do: ``upload``, ``read`` or both (tokens made before: both)."""
+    if "scopes" not in db["tokens"].columns_dict:
+        db.execute("ALTER TABLE tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'read upload'")
+
+
+@migrations()
+def m006_stats_facts(db: Database) -> None:
     """Per-move facts the player metrics need, the block's moment, a player's own bonus.
 
     Added to existing tables as nullable columns: rows stored before them keep nulls
@@ -369,7 +401,7 @@ def create_stats_tables(db: Database) -> None:
 
 
 @migrations()
-def m006_stats_aggregates(db: Database) -> None:
+def m007_stats_aggregates(db: Database) -> None:
     """Additive counters for the statistics, kept at import, so no page scans ``moves``."""
     create_stats_tables(db)
 
@@ -385,13 +417,18 @@ def connect(path: str | os.PathLike[str] | None = None, *, migrate: bool = True)
     and uses ``synchronous=NORMAL``: with WAL that loses no committed transaction when a
     process is killed, only possibly the last ones on a power cut, and it is much faster.
     """
+    wait_ms = busy_timeout_ms()
+    max_bytes = _env_int(MAX_BYTES_ENVVAR)
     db_path = resolve_db_path(path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(db_path), timeout=BUSY_TIMEOUT_MS / 1000)
+    conn = sqlite3.connect(str(db_path), timeout=wait_ms / 1000)
     db = Database(conn)
-    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    db.execute(f"PRAGMA busy_timeout = {wait_ms}")
     db.execute("PRAGMA foreign_keys = ON")
     db.execute("PRAGMA synchronous = NORMAL")
+    if max_bytes is not None:
+        page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
+        db.execute(f"PRAGMA max_page_count = {max(1, max_bytes // page_size)}")
     if migrate:
         apply_migrations(db)
     return db
@@ -458,7 +495,7 @@ def explain_failure(exc: sqlite3.Error) -> str:
         why = "the database file (or its folder) is read-only; give the recorder write access"
     elif "locked" in low or "busy" in low:
         why = (f"another process held the database's write lock for more than "
-               f"{BUSY_TIMEOUT_MS // 1000} s; wait for it to finish")
+               f"{busy_timeout_ms() / 1000:g} s; wait for it to finish")
     else:
         why = "fix what it says"
     return (f"{text} ({why}, then send the same games again: those stored before the "

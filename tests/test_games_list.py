@@ -363,3 +363,14 @@ def test_both_query_plans_page_alike(db: Any, db_path: Path, stored: list[dict[s
 
 def test_few_enough() -> None:
     assert storage.few_enough(3000, 200_000) and not storage.few_enough(3300, 200_000)
+
+
+def test_the_api_list_takes_the_same_search_and_player_count(
+        client: Any, db_path: Path, stored: list[dict[str, Any]]) -> None:
+    page = ids_on(client.get("/games?q=inga&players=3").get_data(as_text=True))
+    api = client.get("/api/games?q=inga&players=3&order=desc&limit=1000").get_json()
+    assert api["ok"] and {g["id"] for g in api["data"]} == set(page)
+    assert all(g["player_count"] == 3 for g in api["data"])
+    assert {"played_at", "winner_score"} <= set(api["data"][0])
+    bad = client.get("/api/games?players=x")
+    assert bad.status_code == 400 and bad.get_json()["error"]["code"] == "query/invalid"

@@ -18,7 +18,14 @@ from werkzeug.wrappers import Response
 
 from recorder import storage
 from recorder.frames import build_frames
-from webui.api import FILTER_PARAMS, ApiError, UnreadableLog, game_filter, pick_document
+from webui.api import (
+    FILTER_PARAMS,
+    ApiError,
+    UnreadableLog,
+    check_frames_size,
+    game_filter,
+    pick_document,
+)
 from webui.db import get_db
 
 bp = Blueprint("games", __name__)
@@ -100,8 +107,11 @@ def watch() -> tuple[str, int] | str:
         return _watch_problem("Paste a log or choose a file.", shown, index)
     try:
         doc = pick_document(data, index, current_app.config.get("PARSE_LIMITS"))
+        check_frames_size(doc)
     except UnreadableLog as exc:
-        return _watch_problem(f"The log cannot be read: {exc.message}", shown, index,
+        what = "is too long to watch" if exc.code == "input/too-many-moves" \
+            else "cannot be read"
+        return _watch_problem(f"The log {what}: {exc.message}", shown, index,
                               413 if exc.status == 413 else 400)
     frames = build_frames(doc)
     game = dict(frames["game"])
