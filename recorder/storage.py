@@ -955,6 +955,17 @@ def count_games(db: Database, flt: GameFilter) -> int:
     return int(db.execute(f"SELECT count(*) FROM games WHERE {where}", params).fetchone()[0])
 
 
+def get_summary(db: Database, game_pk: int) -> dict[str, Any] | None:
+    """One stored game's summary (the list's columns, decoded), without its log."""
+    cursor = db.execute(
+        "SELECT " + ", ".join(f"[{c}]" for c in SUMMARY_COLUMNS) + " FROM games WHERE id = ?",
+        [game_pk])
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    return decode_row(dict(zip([d[0] for d in cursor.description], row, strict=True)))
+
+
 def get_game(db: Database, game_pk: int) -> dict[str, Any] | None:
     """One stored game with every column (log text and answer included)."""
     cursor = db.execute("SELECT * FROM games WHERE id = ?", [game_pk])

@@ -21,7 +21,15 @@ from datetime import date
 from typing import Any, NoReturn
 from urllib.parse import urlencode
 
-from flask import Blueprint, Flask, Response, current_app, request, stream_with_context
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    render_template,
+    request,
+    stream_with_context,
+)
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from recorder import storage
@@ -111,9 +119,9 @@ def register_error_handlers(app: Flask) -> None:
     def on_api_error(exc: ApiError) -> Response:
         return error_envelope(exc.status, exc.code, exc.message, **exc.extra)
 
-    def on_http_error(exc: HTTPException) -> Response | HTTPException:
+    def on_http_error(exc: HTTPException) -> Response | HTTPException | tuple[str, int]:
         if not wants_json():
-            return exc
+            return html_error(exc)
         status = exc.code or 500
         code, default = _HTTP_CODES.get(status, (f"http/{status}", exc.name))
         message = default
@@ -132,7 +140,21 @@ def register_error_handlers(app: Flask) -> None:
                 response.headers[key] = value
         return response
 
-    def on_unexpected(exc: Exception) -> Response | HTTPException:
+    def html_error(exc: HTTPException) -> HTTPException | tuple[str, int]:
+        """A page's own error page (with the navigation) for what a visitor can cause."""
+        status = exc.code or 500
+        if status == 404:
+            message = f"There is nothing at {request.path}."
+        elif status == 405:
+            message = f"{request.path} does not take {request.method}."
+        elif status == 413:
+            limit = current_app.config.get("MAX_CONTENT_LENGTH")
+            message = f"What was sent is larger than this server takes ({limit} bytes)."
+        else:
+            return exc
+        return render_template("error.html", title=exc.name, message=message), status
+
+    def on_unexpected(exc: Exception) -> Response | HTTPException | tuple[str, int]:
         if isinstance(exc, HTTPException):
             return on_http_error(exc)
         current_app.logger.exception("unhandled error on %s %s", request.method, request.path)

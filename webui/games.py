@@ -36,17 +36,8 @@ def not_found(message: str) -> tuple[str, int]:
     return render_template("error.html", title="Not found", message=message), 404
 
 
-def bad_request(message: str) -> tuple[str, int]:
-    return render_template("error.html", title="Bad request", message=message), 400
-
-
 # ---------------------------------------------------------------------------------------
 # Replay.
-
-
-def summary_of(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored game's summary for the replay page's header (no log, no answer)."""
-    return storage.decode_row({c: row.get(c) for c in storage.SUMMARY_COLUMNS})
 
 
 def replay_title(game: dict[str, Any]) -> str:
@@ -61,10 +52,9 @@ def replay_title(game: dict[str, Any]) -> str:
 @bp.get("/games/<int:game_pk>")
 def replay(game_pk: int) -> tuple[str, int] | str:
     """The replay of a stored game; the page loads its frames from the API."""
-    row = storage.get_game(get_db(), game_pk)
-    if row is None:
+    game = storage.get_summary(get_db(), game_pk)
+    if game is None:
         return not_found(f"There is no game #{game_pk}.")
-    game = summary_of(row)
     return render_template(
         "replay.html", title=replay_title(game), game=game,
         frames_url=url_for("api.game_frames", game_pk=game_pk), frames_inline=None,
