@@ -1,4 +1,5 @@
-"""The service's commands: ``import``, ``serve`` and ``token create|revoke|list``.
+"""The service's commands: ``import``, ``serve``, ``token create|revoke|list`` and
+``stats rebuild``.
 
 They are mounted on the main ``recorder`` group by :func:`register`. Every one takes
 ``--db PATH`` (or ``RECORDER_DB``); without either they use ``instance/recorder.db``
@@ -294,8 +295,52 @@ def token_list(db_path: Path | None, as_json: bool) -> None:
                    f"{t.created_at:<21} {t.revoked_at or '-'}")
 
 
+# ---------------------------------------------------------------------------------------
+# stats
+
+
+@click.group("stats")
+def stats_group() -> None:
+    """The statistics' aggregates.
+
+    \b
+    Examples:
+      recorder stats rebuild
+    """
+
+
+@stats_group.command("rebuild")
+@db_option
+@click.option("--from-logs/--from-facts", default=True, show_default=True,
+              help="Re-derive every game's facts from its log first, or make the statistics "
+                   "from the stored facts (much faster; enough when only the statistics "
+                   "changed).")
+def stats_rebuild(db_path: Path | None, from_logs: bool) -> None:
+    """Re-derive every game's facts from its stored log, and the statistics from them.
+
+    Run it after an upgrade that changes what the statistics count: new databases keep
+    them up to date at import. The pages show partial figures while it runs.
+
+    \b
+    Examples:
+      recorder stats rebuild
+      recorder stats rebuild --from-facts --db /srv/recorder/recorder.db
+    """
+    from recorder import stats
+
+    with open_db(db_path) as db:
+        total = db.execute("SELECT count(*) FROM games").fetchone()[0]
+        started = time.perf_counter()
+        with tqdm(total=total, desc="rebuild", unit=" games", file=sys.stderr,
+                  mininterval=0.5, disable=None) as bar:
+            done = stats.rebuild(db, from_logs=from_logs, progress=bar.update)
+        elapsed = time.perf_counter() - started
+        click.echo(f"{done} games rebuilt in {elapsed:.1f}s -> {storage.resolve_db_path(db_path)}")
+
+
 def register(cli: click.Group) -> None:
     """Mount the service's commands on the main ``recorder`` group."""
     cli.add_command(import_command, "import")
     cli.add_command(serve_command, "serve")
     cli.add_command(token_group, "token")
+    cli.add_command(stats_group, "stats")
