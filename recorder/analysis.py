@@ -12,6 +12,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from recorder.blocking import certain_from
+from recorder.engine import END_NAMES, Move, Round
 from recorder.errors import RecorderError, SchemaError, internal_error
 from recorder.replay import (
     MoveEvent,
@@ -39,6 +41,18 @@ class MoveFact:
     score: float
     best_score: float
     forced: bool
+    pips: int | None = None
+    """Pips of the played tile; the next three are for plays only too."""
+    best_pips: int | None = None
+    """Pips of the heaviest tile the player could have played."""
+    least_pips: int | None = None
+    """Pips of the lightest tile the player could have played."""
+    double: bool | None = None
+    """Whether the played tile is a double."""
+    double_choice: bool | None = None
+    """Whether both a double and a non-double could have been played."""
+    next_stuck: bool | None = None
+    """Whether the next player was left without a legal tile (None: the play ended the round)."""
 
 @dataclass(slots=True)
 class RoundFact:
@@ -55,6 +69,8 @@ class RoundFact:
     draws: int = 0
     passes: int = 0
     boneyard_left: int = 0
+    block_certain: int | None = None
+    """Blocked rounds: the move after which only a block could follow (None: not known)."""
 
 @dataclass(slots=True)
 class PlayerFact:
@@ -69,6 +85,9 @@ class PlayerFact:
     plays: int = 0
     draws: int = 0
     passes: int = 0
+    bonus_points: float = 0
+    """Bonus this player scored with their own plays (``bonus_total`` is the side's)."""
+    bonus_plays: int = 0
 
 @dataclass(slots=True)
 class GameFacts:
@@ -119,15 +138,18 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
     pending: MoveFact | None = None
     pending_bonus = 0
     state = None
+    start: Round | None = None
+    round_moves: list[Move] = []
     for event in walk(doc, game):
         state = event.state
-        if pending is not None:  # the previous move has been applied: what did it score?
-            pending.score = state.bonus[pending.player] - pending_bonus
+        if pending is not None:  # the previous move has been applied: what did it do?
+            _settle(pending, state, pending_bonus, players)
             pending = None
         if type(event) is MoveEvent:
             move = event.move
             seat = move.player
             action = move.action
+            round_moves.append(move)
             if not 0 <= seat < len(players):
                 continue  # no such seat: the walk refuses this move next
             if action == "play" and opener < 0:
@@ -136,6 +158,8 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
             legal_count, best = state.options(seat)
             pending = MoveFact(event.round, event.move_no, seat, action, move.tile,
                                move.end, event.ms, legal_count, 0, best, legal_count == 1)
+            if action == "play":
+                _choices(pending, state, legal_count)
             pending_bonus = state.bonus[seat]
             facts.moves.append(pending)
             player = players[seat]
@@ -148,15 +172,20 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
         elif type(event) is RoundStart:
             counts = {"play": 0, "draw": 0, "pass": 0}
             opener, opening_tile = -1, ""
+            start = state.copy()
+            round_moves = []
         elif type(event) is RoundEnd:
             result = event.result
             answer = round_answer(result)
             answers.append(answer)
+            certain = None
+            if result.blocked and start is not None:
+                certain = certain_from(start, round_moves)
             facts.rounds.append(RoundFact(
                 event.round, opener, opening_tile, answer["winners"], answer["points"],
                 answer["bonus"], result.blocked, answer["pips_left"], result.ended_by,
                 sum(counts.values()), counts["draw"], counts["pass"],
-                state.boneyard_left(),
+                state.boneyard_left(), certain,
             ))
             for seat in result.winners:
                 players[seat].rounds_won += 1
@@ -165,9 +194,48 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
             for seat, bonus in enumerate(result.bonus):
                 players[seat].bonus_total = number(players[seat].bonus_total + bonus)
     if pending is not None and state is not None:  # a round cut off after its last move
-        pending.score = state.bonus[pending.player] - pending_bonus
+        _settle(pending, state, pending_bonus, players)
     match = game.match
     for seat, player in enumerate(players):
         player.final_score = number(match.scores[seat])
         player.won = seat in match.winners
     return finish_answer(doc, game, answers), facts
+
+
+def _choices(fact: MoveFact, state: Round, legal_count: int) -> None:
+    """What the player could have played instead: the pips and doubles among the plays."""
+    tiles = state.tiles
+    hit = tiles.lookup.get(fact.tile) if isinstance(fact.tile, str) else None
+    if hit is None:
+        return  # not a tile as the engine writes it: the walk refuses the move, or it is
+        # written another way; either way there is no choice to describe
+    kind = hit[0]
+    fact.pips = tiles.kind_pips[kind]
+    fact.double = bool(tiles.kind_is_double[kind])
+    if legal_count == 1:
+        fact.best_pips = fact.least_pips = fact.pips
+        fact.double_choice = False
+        return
+    kinds = {tiles.lookup[str(m.tile)][0] for m in state.legal_moves(fact.player)}
+    if not kinds:
+        return  # not this player's turn: the walk refuses the move
+    pips = [tiles.kind_pips[k] for k in kinds]
+    fact.best_pips, fact.least_pips = max(pips), min(pips)
+    doubles = sum(1 for k in kinds if tiles.kind_is_double[k])
+    fact.double_choice = 0 < doubles < len(kinds)
+
+
+def _settle(fact: MoveFact, state: Round, bonus_before: float,
+            players: list[PlayerFact]) -> None:
+    """Facts of a move known only once it is applied: its score, its end, who it left stuck."""
+    fact.score = state.bonus[fact.player] - bonus_before
+    if fact.action != "play":
+        return
+    placed = state.board[-1][2]
+    fact.end = END_NAMES[placed] if placed >= 0 else None
+    if fact.score:
+        player = players[fact.player]
+        player.bonus_points = number(player.bonus_points + fact.score)
+        player.bonus_plays += 1
+    if not state.over:
+        fact.next_stuck = not state.hands[state.turn] & state.open_mask

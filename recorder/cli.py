@@ -17,7 +17,13 @@ from typing import Any
 import click
 
 from recorder.cli_service import register as register_service
-from recorder.errors import InputError, RecorderError, RulesetError, internal_error
+from recorder.errors import (
+    InputError,
+    InstallationError,
+    RecorderError,
+    RulesetError,
+    internal_error,
+)
 from recorder.replay import (
     MoveEvent,
     RoundEnd,
@@ -71,12 +77,11 @@ class _Inputs:
                 self.failed = True
                 self._cannot_read(path, internal_error(exc, "parse").message)
 
-    def note(self, answer: dict[str, Any]) -> dict[str, Any]:
+    def note(self, answer: dict[str, Any]) -> None:
         """Remember an answer that stands for the recorder's own failure."""
         code = (answer.get("error") or {}).get("code", "")
         if isinstance(code, str) and code.startswith("internal/"):
             self.failed = True
-        return answer
 
     def output_failure(self, where: str, exc: Exception) -> str:
         """The line that stands for a document whose answer could not be written out."""
@@ -110,6 +115,13 @@ def main() -> None:
       recorder simulate --preset spilop -o bonus=true --games 10 > games.jsonl
       recorder deal abc --round 1 --preset spilop --players 2
     """
+    # The schema is ours: if the installation lost it, say so now, before any input
+    # file can be blamed for it.
+    try:
+        import recorder.schema  # noqa: F401
+    except InstallationError as exc:
+        click.echo(f"recorder: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
 
 
 @main.command("replay")
@@ -377,9 +389,7 @@ def _simulate_engine(engine: str, opts: dict[str, Any], players: int | None, gam
     elif engine == "dominoes" and "target" in kwargs:
         raise click.UsageError("-o target=N with --engine dominoes needs --series")
     try:
-        module = adapters.load(engine)
-        for i in range(1, games + 1):
-            doc = module.simulate_one(f"{seed}-{i}", **kwargs)
+        for doc in adapters.simulate(engine, games, seed, **kwargs):
             click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
     except adapters.EngineMissing as exc:
         raise click.UsageError(str(exc)) from None

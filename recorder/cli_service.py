@@ -1,4 +1,5 @@
-"""The service's commands: ``import``, ``serve`` and ``token create|revoke|list``.
+"""The service's commands: ``import``, ``serve``, ``token create|revoke|list`` and
+``stats rebuild``.
 
 They are mounted on the main ``recorder`` group by :func:`register`. Every one takes
 ``--db PATH`` (or ``RECORDER_DB``); without either they use ``instance/recorder.db``
@@ -24,7 +25,7 @@ from tqdm import tqdm
 
 from recorder import storage
 from recorder.ingest import DEFAULT_BATCH, REFUSED, import_paths
-from recorder.tokens import create_token, list_tokens, revoke_tokens
+from recorder.tokens import SCOPES, create_token, list_tokens, revoke_tokens
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,7 +55,10 @@ def open_db(db_path: Path | None) -> Iterator[Database]:
     path = storage.resolve_db_path(db_path)
     try:
         db = storage.connect(path)
-    except (sqlite3.Error, OSError) as exc:
+    except sqlite3.Error as exc:
+        raise DatabaseFailed(f"cannot open the database {path}: "
+                             f"{storage.explain_failure(exc)}") from exc
+    except (OSError, ValueError) as exc:
         raise click.ClickException(f"cannot open the database {path}: {exc}") from exc
     try:
         yield db
@@ -218,22 +222,27 @@ def token_group() -> None:
 
 @token_group.command("create")
 @click.argument("name")
+@click.option("--scope", "scopes", multiple=True, type=click.Choice(SCOPES),
+              help="What the token may do (repeatable): upload games, or read the API when "
+                   "the server has READS_NEED_TOKEN. Default: both.")
 @db_option
-def token_create(name: str, db_path: Path | None) -> None:
+def token_create(name: str, scopes: tuple[str, ...], db_path: Path | None) -> None:
     """Make a token for NAME (a frontend) and print it; it is shown only this once.
 
     \b
-    Example:
-      TOKEN=$(recorder token create spilop-app)
+    Examples:
+      TOKEN=$(recorder token create spilop-app --scope upload)
       curl -H "Authorization: Bearer $TOKEN" --data-binary @games.jsonl \\
            http://127.0.0.1:5000/api/games
+      recorder token create dashboard --scope read
     """
     with open_db(db_path) as db:
         try:
-            token, secret = create_token(db, name)
+            token, secret = create_token(db, name, scopes)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="NAME") from exc
-    click.echo(f"token #{token.id} for {token.name} (shown once; keep it secret):", err=True)
+    click.echo(f"token #{token.id} for {token.name}, may {' and '.join(token.scopes)} "
+               "(shown once; keep it secret):", err=True)
     click.echo(secret)
 
 
@@ -279,10 +288,54 @@ def token_list(db_path: Path | None, as_json: bool) -> None:
     if not tokens:
         click.echo("no tokens; make one with: recorder token create NAME")
         return
-    click.echo(f"{'id':>4}  {'name':<20} {'prefix':<14} {'created':<21} revoked")
+    click.echo(f"{'id':>4}  {'name':<20} {'prefix':<14} {'scopes':<12} {'created':<21} "
+               "revoked")
     for t in tokens:
-        click.echo(f"{t.id:>4}  {t.name:<20} {t.prefix + '…':<14} {t.created_at:<21} "
-                   f"{t.revoked_at or '-'}")
+        click.echo(f"{t.id:>4}  {t.name:<20} {t.prefix + '…':<14} {','.join(t.scopes):<12} "
+                   f"{t.created_at:<21} {t.revoked_at or '-'}")
+
+
+# ---------------------------------------------------------------------------------------
+# stats
+
+
+@click.group("stats")
+def stats_group() -> None:
+    """The statistics' aggregates.
+
+    \b
+    Examples:
+      recorder stats rebuild
+    """
+
+
+@stats_group.command("rebuild")
+@db_option
+@click.option("--from-logs/--from-facts", default=True, show_default=True,
+              help="Re-derive every game's facts from its log first, or make the statistics "
+                   "from the stored facts (much faster; enough when only the statistics "
+                   "changed).")
+def stats_rebuild(db_path: Path | None, from_logs: bool) -> None:
+    """Re-derive every game's facts from its stored log, and the statistics from them.
+
+    Run it after an upgrade that changes what the statistics count: new databases keep
+    them up to date at import. The pages show partial figures while it runs.
+
+    \b
+    Examples:
+      recorder stats rebuild
+      recorder stats rebuild --from-facts --db /srv/recorder/recorder.db
+    """
+    from recorder import stats
+
+    with open_db(db_path) as db:
+        total = db.execute("SELECT count(*) FROM games").fetchone()[0]
+        started = time.perf_counter()
+        with tqdm(total=total, desc="rebuild", unit=" games", file=sys.stderr,
+                  mininterval=0.5, disable=None) as bar:
+            done = stats.rebuild(db, from_logs=from_logs, progress=bar.update)
+        elapsed = time.perf_counter() - started
+        click.echo(f"{done} games rebuilt in {elapsed:.1f}s -> {storage.resolve_db_path(db_path)}")
 
 
 def register(cli: click.Group) -> None:
@@ -290,3 +343,4 @@ def register(cli: click.Group) -> None:
     cli.add_command(import_command, "import")
     cli.add_command(serve_command, "serve")
     cli.add_command(token_group, "token")
+    cli.add_command(stats_group, "stats")

@@ -623,8 +623,7 @@ class Round:
         kind, a, e = self.check(move)
         self._commit(move.player, move.action, kind, a, e, move.closed)
 
-    def apply_fast(self, seat: object, action: object, tile: object, end: object,
-                   closed: object = None) -> None:
+    def apply_fast(self, seat: object, action: object, tile: object, end: object) -> None:
         """:meth:`apply` for a logged move given as its fields, without building a Move.
 
         A fast lane for the common legal cases of replay: it decides only what it
@@ -632,9 +631,6 @@ class Round:
         draw or pass with nothing playable) and hands anything else to
         :meth:`apply`, so every refusal still comes from :meth:`check`.
         """
-        if closed is not None:  # rare: the careful lane checks it
-            self.apply(Move(seat, action, tile, end, closed))  # type: ignore[arg-type]
-            return
         if seat == self.turn and self.phase is PLAY and type(seat) is int:
             if action == "play":
                 hit = self.tiles.lookup.get(tile)  # type: ignore[arg-type]

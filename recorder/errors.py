@@ -132,3 +132,11 @@ def internal_error(
         "and a report with the log helps fix it",
         round=round, move=move, pointer=pointer, code=f"internal/{stage}",
     )
+
+
+class InstallationError(Exception):
+    """The recorder's own files are missing or broken: never a verdict on anybody's log.
+
+    Raised when the installation cannot find what it ships (the schema), so that the
+    command line says so instead of blaming the file it was asked to read.
+    """

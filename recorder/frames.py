@@ -382,10 +382,23 @@ def _display_name(player: Any) -> str:
     return name if isinstance(name, str) and name else str(player.get("id"))
 
 
+def move_count(doc: Any) -> int:
+    """How many moves a document logs (0 for anything that is not a log's shape).
+
+    The frames of a log grow with its moves (each frame repeats the board), so a
+    service checks this before building them.
+    """
+    rounds = doc.get("rounds") if isinstance(doc, dict) else None
+    if not isinstance(rounds, list):
+        return 0
+    return sum(len(r["moves"]) for r in rounds
+               if isinstance(r, dict) and isinstance(r.get("moves"), list))
+
+
 def frame_count(frames: dict[str, Any]) -> int:
     """How many frames the data holds (every round's, deal frames included)."""
     rounds: Sequence[dict[str, Any]] = frames.get("rounds") or []
     return sum(len(r.get("frames") or []) for r in rounds)
 
 
-__all__ = ["FORMAT", "build_frames", "frame_count"]
+__all__ = ["FORMAT", "build_frames", "frame_count", "how_ended", "move_count"]

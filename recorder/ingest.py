@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from sqlite_utils import Database
 
-from recorder import storage
+from recorder import stats, storage
 from recorder.analysis import analyse
 from recorder.errors import InputError, RecorderError, internal_error
 from recorder.parse import Limits, iter_documents, iter_path
@@ -381,6 +381,10 @@ class Importer:
     batch_size: int = DEFAULT_BATCH
     batch_rounds: int = DEFAULT_BATCH_ROUNDS
     tally: Tally = field(default_factory=Tally)
+    aggregates: bool = True
+    """Keep the statistics' counters (``recorder.stats``) with the rows; off only to
+    measure what they cost."""
+    _stats: stats.Accumulator = field(default_factory=stats.Accumulator)
 
     def run(self, items: Iterable[tuple[str | None, ParsedLike]]) -> Iterator[Outcome]:
         """Import ``(source, parsed)`` pairs; yields each outcome once its batch is committed."""
@@ -437,6 +441,8 @@ class Importer:
             doc, log=log_text(parsed), answer=answer, facts=facts,
             content_hash=pending.content_hash, source=source, uploaded_by=self.uploaded_by,
         )
+        if self.aggregates:
+            pending.record.stats = stats.contribution(pending.record.game, facts)
         return pending
 
     def _known(self, pending: _Pending) -> bool:
@@ -463,9 +469,12 @@ class Importer:
         """Store the batch's new games in one transaction, then report the whole batch."""
         if any(p.record is not None for p in batch):
             with storage.write_transaction(self.db):
+                self._stats = stats.Accumulator()
                 for pending in batch:
                     if pending.record is not None:
                         self._store(pending)
+                # the counters of the games just stored, in their transaction: exactly once
+                self._stats.flush(self.db)
         for pending in batch:
             assert pending.outcome is not None
             self.tally.add(pending.outcome)
@@ -494,6 +503,7 @@ class Importer:
             pending.decide(REFUSED, error=internal_error(exc, "storage").to_dict())
             return
         pending.decide(ACCEPTED, id=new_id)
+        self._stats.add(new_id, pending.record.stats)
         pending.record = None  # its rows are in the file; free them before the batch ends
 
 

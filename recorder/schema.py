@@ -28,6 +28,7 @@ validator (Ajv) does:
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import math
 import re
@@ -41,7 +42,7 @@ import jsonschema.validators
 from jsonschema import Draft202012Validator, ValidationError
 
 from recorder import FORMAT
-from recorder.errors import SchemaError
+from recorder.errors import InstallationError, SchemaError
 
 __all__ = [
     "SCHEMA",
@@ -51,10 +52,30 @@ __all__ = [
     "is_valid",
 ]
 
-SCHEMA_PATH: Final = (
-    Path(__file__).resolve().parent.parent / "schemas" / "domino-log-1.schema.json"
-)
-"""The schema file, kept beside the package so that it is the file frontends read."""
+SCHEMA_NAME: Final = "domino-log-1.schema.json"
+
+
+def _schema_path() -> Path:
+    """Where the schema is: inside the installed package (``recorder.schemas``, mapped
+    onto ``schemas/`` by the build), else in the source tree beside the package."""
+    try:
+        shipped = importlib.resources.files("recorder.schemas") / SCHEMA_NAME
+        if shipped.is_file():
+            return Path(str(shipped))
+    except ModuleNotFoundError:
+        pass
+    source = Path(__file__).resolve().parent.parent / "schemas" / SCHEMA_NAME
+    if source.is_file():
+        return source
+    raise InstallationError(
+        f"the recorder's installation is broken: its schema {SCHEMA_NAME} is missing "
+        f"(looked in the recorder.schemas package and in {source.parent}); "
+        "reinstall domino-recorder"
+    )
+
+
+SCHEMA_PATH: Final = _schema_path()
+"""The schema file: the one in ``schemas/`` that frontends read, shipped as package data."""
 
 _QUOTE_CHARS: Final = 60
 """How much of an offending string a message quotes: enough to recognise it, never
@@ -108,8 +129,14 @@ _Validator = jsonschema.validators.extend(
     ),
 )
 
-SCHEMA: Final[dict[str, Any]] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-"""The schema as a dict, loaded once."""
+try:
+    SCHEMA: Final[dict[str, Any]] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    """The schema as a dict, loaded once."""
+except (OSError, ValueError) as exc:  # unreadable or damaged: ours to fix, not the user's
+    raise InstallationError(
+        f"the recorder's installation is broken: its schema {SCHEMA_PATH} cannot be read "
+        f"({exc}); reinstall domino-recorder"
+    ) from exc
 
 VALIDATOR: Final = _Validator(SCHEMA)
 """The one Draft 2020-12 validator, built once (building it is not free)."""

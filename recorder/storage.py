@@ -39,7 +39,32 @@ DB_FILENAME = "recorder.db"
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 """Every timestamp column: UTC, to the second, so that text order is time order."""
 BUSY_TIMEOUT_MS = 30_000
-"""How long a writer waits for another process's transaction before giving up."""
+"""How long a writer waits for another process's transaction before giving up
+(``RECORDER_BUSY_TIMEOUT_MS`` sets another wait)."""
+BUSY_TIMEOUT_ENVVAR = "RECORDER_BUSY_TIMEOUT_MS"
+MAX_BYTES_ENVVAR = "RECORDER_MAX_DB_BYTES"
+"""A ceiling on the database file's size, so that uploads cannot fill the server's disk:
+a write past it fails as a full disk would, cleanly (SQLite's ``max_page_count``)."""
+
+
+def _env_int(name: str) -> int | None:
+    """A positive whole number from the environment, or None when unset; a bad one is an
+    error that names the variable (a typo must not silently lift a limit)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} must be a positive whole number, not {raw!r}")
+    return value
+
+
+def busy_timeout_ms() -> int:
+    """How long this process waits for another writer, in milliseconds."""
+    return _env_int(BUSY_TIMEOUT_ENVVAR) or BUSY_TIMEOUT_MS
 
 
 def default_instance_path() -> Path:
@@ -287,6 +312,100 @@ def winner_score(ruleset: Any, scores: Sequence[Any], winners: Sequence[int]) ->
     return min(numbers) if reach_loses else max(numbers)
 
 
+@migrations()
+def m005_token_scopes(db: Database) -> None:
+    """What each token may do: ``upload``, ``read`` or both (tokens made before: both)."""
+    if "scopes" not in db["tokens"].columns_dict:
+        db.execute("ALTER TABLE tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'read upload'")
+
+
+@migrations()
+def m006_stats_facts(db: Database) -> None:
+    """Per-move facts the player metrics need, the block's moment, a player's own bonus.
+
+    Added to existing tables as nullable columns: rows stored before them keep nulls
+    until ``recorder stats rebuild`` re-derives every game's facts from its log.
+    """
+    added = {
+        "moves": {"pips": int, "best_pips": int, "least_pips": int, "double": int,
+                  "double_choice": int, "next_stuck": int},
+        "rounds": {"block_certain": int},
+        "players": {"bonus_points": float, "bonus_plays": int},
+        "games": {"variant": str},
+    }
+    for table, columns in added.items():
+        have = {c.name for c in db.table(table).columns}
+        for name, kind in columns.items():
+            if name not in have:
+                db.table(table).add_column(name, kind)
+    db.table("players").create_index(["player_id", "game"], if_not_exists=True)
+
+
+AGG_KEY = ("grain", "period", "variant", "frontend", "players")
+"""Every aggregate row's key has these: the grain (``all``, ``month``, ``day``), the
+period at that grain (``""``, ``2026-11``, ``2026-11-30``), and the filter dimensions."""
+
+MOVE_CAP = 40
+"""Plays are counted by their move number in the round up to this; later ones share it."""
+PLAYS_AT = tuple(f"plays_at_{i}" for i in range(1, MOVE_CAP + 1))
+BONUS_AT = tuple(f"bonus_at_{i}" for i in range(1, MOVE_CAP + 1))
+
+METRIC_COUNTERS = (
+    "games", "finished", "wins", "rounds", "rounds_won", "dominoes", "blocked_rounds",
+    "points_sum", "points_sq", "moves", "plays", "draws", "passes",
+    "heavy_n", "heavy_k", "double_n", "double_k", "chance_n", "chance_k",
+    "left_sum", "left_sq", "block_n", "block_k", "losing_n", "losing_sum", "losing_sq",
+    "ms_n", "ms_sum", "ms_sq", "bonus_plays", "bonus_points", "missed_n", "missed_points",
+)
+PLAYER_COUNTERS = (*METRIC_COUNTERS, *PLAYS_AT, *BONUS_AT)
+"""The additive counters of ``stats_players`` (one row per player and key). Plays and
+bonus plays by move number are columns, not rows: a histogram row per player, move and
+period would make a year's figures hundreds of thousands of rows."""
+
+ROUND_COUNTERS = ("games", "rounds", "blocked")
+HIST_KEY = ("kind", "grain", "period", "player", "variant", "frontend", "players", "bucket")
+"""``stats_hist`` key, kind first: each distribution is read on its own, over a range of
+periods; round-level kinds are read for one scope (``""``: every round once, or one
+player's rounds)."""
+HIST_COUNTERS = ("n",)
+STATS_TABLES = ("stats_players", "stats_rounds", "stats_hist", "stats_missed",
+                "stats_people")
+
+
+def create_stats_tables(db: Database) -> None:
+    """The statistics' tables (a rebuild drops and makes them again, shape included)."""
+    db.table("stats_players").create(
+        {**{c: str for c in AGG_KEY}, "players": int, "player": str,
+         **{c: float for c in PLAYER_COUNTERS}},
+        pk=(*AGG_KEY, "player"), if_not_exists=True,
+    )
+    db.table("stats_rounds").create(
+        {**{c: str for c in AGG_KEY}, "players": int, **{c: int for c in ROUND_COUNTERS}},
+        pk=AGG_KEY, if_not_exists=True,
+    )
+    db.table("stats_hist").create(
+        {**{c: str for c in HIST_KEY}, "players": int, **{c: float for c in HIST_COUNTERS}},
+        pk=HIST_KEY, if_not_exists=True,
+    )
+    db.table("stats_missed").create(
+        {"id": int, "game": int, "round": int, "move": int, "player": str, "variant": str,
+         "frontend": str, "players": int, "day": str, "scored": float, "best": float},
+        pk="id", foreign_keys=[("game", "games", "id")], if_not_exists=True,
+    )
+    db.table("stats_missed").create_index(["day"], if_not_exists=True)
+    db.table("stats_missed").create_index(["player", "id"], if_not_exists=True)
+    db.table("stats_missed").create_index(["game"], if_not_exists=True)
+    db.table("stats_people").create(
+        {"player": str, "name": str, "games": int}, pk="player", if_not_exists=True,
+    )
+
+
+@migrations()
+def m007_stats_aggregates(db: Database) -> None:
+    """Additive counters for the statistics, kept at import, so no page scans ``moves``."""
+    create_stats_tables(db)
+
+
 # ---------------------------------------------------------------------------------------
 # Connections and transactions.
 
@@ -298,13 +417,18 @@ def connect(path: str | os.PathLike[str] | None = None, *, migrate: bool = True)
     and uses ``synchronous=NORMAL``: with WAL that loses no committed transaction when a
     process is killed, only possibly the last ones on a power cut, and it is much faster.
     """
+    wait_ms = busy_timeout_ms()
+    max_bytes = _env_int(MAX_BYTES_ENVVAR)
     db_path = resolve_db_path(path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(db_path), timeout=BUSY_TIMEOUT_MS / 1000)
+    conn = sqlite3.connect(str(db_path), timeout=wait_ms / 1000)
     db = Database(conn)
-    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    db.execute(f"PRAGMA busy_timeout = {wait_ms}")
     db.execute("PRAGMA foreign_keys = ON")
     db.execute("PRAGMA synchronous = NORMAL")
+    if max_bytes is not None:
+        page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
+        db.execute(f"PRAGMA max_page_count = {max(1, max_bytes // page_size)}")
     if migrate:
         apply_migrations(db)
     return db
@@ -371,7 +495,7 @@ def explain_failure(exc: sqlite3.Error) -> str:
         why = "the database file (or its folder) is read-only; give the recorder write access"
     elif "locked" in low or "busy" in low:
         why = (f"another process held the database's write lock for more than "
-               f"{BUSY_TIMEOUT_MS // 1000} s; wait for it to finish")
+               f"{busy_timeout_ms() / 1000:g} s; wait for it to finish")
     else:
         why = "fix what it says"
     return (f"{text} ({why}, then send the same games again: those stored before the "
@@ -400,6 +524,10 @@ def _flag(value: Any) -> int:
     return 1 if value else 0
 
 
+def _maybe_flag(value: bool | None) -> int | None:
+    return None if value is None else (1 if value else 0)
+
+
 @dataclass
 class GameRecord:
     """Every row one accepted game becomes; built outside the write lock, stored inside it."""
@@ -408,19 +536,22 @@ class GameRecord:
     players: list[tuple[Any, ...]] = field(default_factory=list)
     rounds: list[tuple[Any, ...]] = field(default_factory=list)
     moves: list[tuple[Any, ...]] = field(default_factory=list)
+    stats: Any = None
+    """The game's contribution to the statistics aggregates (``recorder.stats``), if any."""
 
 
 PLAYER_COLUMNS = (
     "seat", "player_id", "name", "final_score", "won", "rounds_won", "dominoes",
-    "bonus_total", "plays", "draws", "passes",
+    "bonus_total", "plays", "draws", "passes", "bonus_points", "bonus_plays",
 )
 ROUND_COLUMNS = (
     "round", "opener", "opening_tile", "winners", "points", "bonus", "blocked", "pips_left",
-    "ended_by", "moves_count", "draws", "passes", "boneyard_left",
+    "ended_by", "moves_count", "draws", "passes", "boneyard_left", "block_certain",
 )
 MOVE_COLUMNS = (
     "round", "move", "player", "action", "tile", "side", "ms", "legal_count", "score",
-    "best_score", "forced",
+    "best_score", "forced", "pips", "best_pips", "least_pips", "double", "double_choice",
+    "next_stuck",
 )
 
 
@@ -458,6 +589,29 @@ def preset_of(ruleset: Any) -> str | None:
     return None
 
 
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def variant_key(ruleset: Any) -> str | None:
+    """The preset and the options as one canonical text: ``classic draw=one``.
+
+    Options are taken as the log writes them, sorted by name; the statistics group and
+    filter by this key, so two logs with the same options in another order share it.
+    """
+    preset = preset_of(ruleset)
+    if preset is None:
+        return None
+    options = ruleset.get("options") if isinstance(ruleset, Mapping) else None
+    if not isinstance(options, Mapping) or not options:
+        return preset
+    return " ".join([preset, *(f"{k}={_option_text(v)}" for k, v in sorted(options.items()))])
+
+
 def build_record(
     doc: Mapping[str, Any],
     *,
@@ -483,6 +637,7 @@ def build_record(
         "game_id": game_id if isinstance(game_id, str) else None,
         "format": doc.get("format"),
         "preset": preset_of(doc.get("ruleset")),
+        "variant": variant_key(doc.get("ruleset")),
         "ruleset": to_json(doc.get("ruleset")),
         "players": to_json(doc.get("players")),
         "player_count": len(doc.get("players") or []),
@@ -511,18 +666,20 @@ def build_record(
     for p in facts.players:
         record.players.append((
             p.seat, p.player_id, p.name, p.final_score, _flag(p.won), p.rounds_won,
-            p.dominoes, p.bonus_total, p.plays, p.draws, p.passes,
+            p.dominoes, p.bonus_total, p.plays, p.draws, p.passes, p.bonus_points,
+            p.bonus_plays,
         ))
     for r in facts.rounds:
         record.rounds.append((
             r.round, r.opener, r.opening_tile, to_json(r.winners), to_json(r.points),
             to_json(r.bonus), _flag(r.blocked), to_json(r.pips_left), r.ended_by, r.moves,
-            r.draws, r.passes, r.boneyard_left,
+            r.draws, r.passes, r.boneyard_left, r.block_certain,
         ))
     for m in facts.moves:
         record.moves.append((
             m.round, m.move, m.player, m.action, m.tile, m.end, m.ms, m.legal_count,
-            m.score, m.best_score, _flag(m.forced),
+            m.score, m.best_score, _flag(m.forced), m.pips, m.best_pips, m.least_pips,
+            _maybe_flag(m.double), _maybe_flag(m.double_choice), _maybe_flag(m.next_stuck),
         ))
     game["moves_count"] = len(record.moves)
     return record
@@ -550,6 +707,19 @@ def insert_game(db: Database, record: GameRecord) -> int:
     if record.moves:
         conn.executemany(_MOVE_SQL, [(game_id, *row) for row in record.moves])
     return game_id
+
+
+def replace_facts(db: Database, game_pk: int, record: GameRecord) -> None:
+    """Swap a stored game's players, rounds and moves rows for ``record``'s (a rebuild)."""
+    conn = db.conn
+    for table in ("moves", "rounds", "players"):
+        conn.execute(f"DELETE FROM [{table}] WHERE game = ?", [game_pk])
+    if record.players:
+        conn.executemany(_PLAYER_SQL, [(game_pk, *row) for row in record.players])
+    if record.rounds:
+        conn.executemany(_ROUND_SQL, [(game_pk, *row) for row in record.rounds])
+    if record.moves:
+        conn.executemany(_MOVE_SQL, [(game_pk, *row) for row in record.moves])
 
 
 def find_by_hash(db: Database, content_hash: str) -> dict[str, Any] | None:
@@ -783,6 +953,17 @@ def count_games(db: Database, flt: GameFilter) -> int:
     """How many games match ``flt``."""
     where, params = flt.where()
     return int(db.execute(f"SELECT count(*) FROM games WHERE {where}", params).fetchone()[0])
+
+
+def get_summary(db: Database, game_pk: int) -> dict[str, Any] | None:
+    """One stored game's summary (the list's columns, decoded), without its log."""
+    cursor = db.execute(
+        "SELECT " + ", ".join(f"[{c}]" for c in SUMMARY_COLUMNS) + " FROM games WHERE id = ?",
+        [game_pk])
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    return decode_row(dict(zip([d[0] for d in cursor.description], row, strict=True)))
 
 
 def get_game(db: Database, game_pk: int) -> dict[str, Any] | None:

@@ -1,4 +1,4 @@
-"""Upload tokens: one per frontend, made and withdrawn from the command line.
+"""Tokens: one per frontend, made and withdrawn from the command line.
 
 A token is shown once, when it is made; the database keeps only its SHA-256, so a
 copy of the file gives nobody the right to upload. A short prefix is kept in clear so
@@ -6,6 +6,10 @@ that ``recorder token list`` can tell two tokens of one frontend apart. Revoking
 the row (with ``revoked_at``) so that an upload with a withdrawn token is answered
 403 "revoked" rather than 401 "unknown", and so that stored games still name who sent
 them.
+
+A token has scopes: ``upload`` (send games) and ``read`` (read the API when the server
+has ``READS_NEED_TOKEN``). A frontend's token needs only ``upload``, so a leaked one
+cannot read what others sent; a dashboard's needs only ``read``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -22,6 +27,8 @@ from sqlite_utils import Database
 from recorder.storage import utc_now, write_transaction
 
 TOKEN_PREFIX = "rec_"
+SCOPES = ("upload", "read")
+"""Everything a token may be allowed to do; a token made without ``--scope`` may do all."""
 PREFIX_CHARS = 8  # of the random part, kept in clear to identify a token in listings
 
 
@@ -39,10 +46,15 @@ class Token:
     prefix: str
     created_at: str
     revoked_at: str | None
+    scopes: tuple[str, ...] = SCOPES
 
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+    def may(self, scope: str) -> bool:
+        """Whether this token was made for ``scope`` (``upload`` or ``read``)."""
+        return scope in self.scopes
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +64,7 @@ class Token:
             "created_at": self.created_at,
             "revoked_at": self.revoked_at,
             "active": self.active,
+            "scopes": list(self.scopes),
         }
 
 
@@ -70,23 +83,39 @@ class Check:
     token: Token | None = None
 
 
-_COLUMNS = "id, name, prefix, created_at, revoked_at"
+_COLUMNS = "id, name, prefix, created_at, revoked_at, scopes"
 
 
 def _token(row: Any) -> Token:
-    return Token(*row)
+    *fields, scopes = row
+    return Token(*fields, scopes=tuple(s for s in SCOPES if s in str(scopes).split()))
 
 
-def create_token(db: Database, name: str) -> tuple[Token, str]:
-    """Make a token for ``name``; returns the stored row and the secret (shown only now)."""
+def check_scopes(scopes: Iterable[str] | None) -> tuple[str, ...]:
+    """The scopes asked for, checked, in their canonical order (all of them when none)."""
+    asked = list(scopes or SCOPES)
+    unknown = [s for s in asked if s not in SCOPES]
+    if unknown:
+        raise ValueError(f"unknown scope {unknown[0]!r}; a token's scopes are "
+                         + " and ".join(SCOPES))
+    return tuple(s for s in SCOPES if s in asked)
+
+
+def create_token(db: Database, name: str,
+                 scopes: Iterable[str] | None = None) -> tuple[Token, str]:
+    """Make a token for ``name`` with ``scopes`` (default: every scope); returns the
+    stored row and the secret (shown only now)."""
     name = name.strip()
     if not name:
         raise ValueError("a token needs a name, such as the frontend it is for")
+    allowed = check_scopes(scopes)
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with write_transaction(db):
         cursor = db.conn.execute(
-            "INSERT INTO tokens (name, prefix, token_sha256, created_at) VALUES (?, ?, ?, ?)",
-            [name, secret[: len(TOKEN_PREFIX) + PREFIX_CHARS], hash_token(secret), utc_now()],
+            "INSERT INTO tokens (name, prefix, token_sha256, created_at, scopes) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [name, secret[: len(TOKEN_PREFIX) + PREFIX_CHARS], hash_token(secret), utc_now(),
+             " ".join(allowed)],
         )
         row = db.conn.execute(
             f"SELECT {_COLUMNS} FROM tokens WHERE id = ?", [cursor.lastrowid]

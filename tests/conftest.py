@@ -22,9 +22,36 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = ("spilop", "classic", "kozel", "italian")
+
+# Property tests run the same examples on every run (a fixed seed: CI is reproducible).
+# Examples are kept small, so a failing test shrinks in seconds; one example that takes
+# more than 15 s (a second or two is normal on a loaded machine) is a failure rather than
+# something to wait for. HYPOTHESIS_PROFILE=explore draws new examples.
+settings.register_profile(
+    "recorder", derandomize=True, database=None, deadline=15_000, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("explore", parent=settings.get_profile("recorder"),
+                          derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "recorder"))
+
+
+def shared_folder() -> Path | None:
+    """The project's shared reference folder (RULES.md, CONTRACT.md, the vectors), found
+    beside this checkout or beside one of its parents (a worktree sits deeper); None
+    where there is none. Under CI it is always there, so a test that needs it fails
+    rather than skips."""
+    for parent in ROOT.parents:
+        candidate = parent / "shared"
+        if (candidate / "vectors").is_dir():
+            return candidate
+    if os.environ.get("CI"):
+        pytest.fail("shared/ is not beside the checkout; CI must compare with it")
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -186,33 +213,48 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30)
     raise TimeoutError(f"nothing listens on port {port} after {timeout}s")
 
 
-@pytest.fixture
-def start_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
-    """``start_server(db_path, threads=4)`` runs waitress with the app; returns its URL."""
-    procs: list[subprocess.Popen[bytes]] = []
+class Servers:
+    """``servers(db_path, threads=4, env=None)`` runs waitress with the app; returns its URL.
 
-    def start(db: Path, *, threads: int = 4) -> str:
+    ``procs`` holds the server processes in start order, for tests that kill one.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def __call__(self, db: Path, *, threads: int = 4, env: dict[str, str] | None = None) -> str:
         port = free_port()
-        log = open(tmp_path / f"server-{port}.log", "wb")  # noqa: SIM115 (closed by the child)
+        log = open(self.folder / f"server-{port}.log", "wb")  # noqa: SIM115 (closed by the child)
         proc = subprocess.Popen(
             [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
              f"--threads={threads}", "--call", "webui:create_app"],
-            cwd=tmp_path, env=subprocess_env(RECORDER_DB=str(db)), stdout=log, stderr=log,
+            cwd=self.folder, env=subprocess_env(RECORDER_DB=str(db), **(env or {})),
+            stdout=log, stderr=log,
         )
         log.close()
-        procs.append(proc)
+        self.procs.append(proc)
         wait_for_port(port, proc)
         return f"http://127.0.0.1:{port}"
 
-    yield start
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Servers]:
+    """``start_server(db_path, threads=4)`` runs waitress with the app; returns its URL."""
+    servers = Servers(tmp_path)
+    yield servers
+    servers.stop()
 
 
 # ---------------------------------------------------------------------------------------

@@ -245,12 +245,30 @@ def one_round(ruleset: str | dict[str, Any], players: int | Sequence[str],
 
 
 def refused(answer: dict[str, Any], round_no: int, move_no: int, *words: str) -> str:
-    """Assert the game is invalid at (round, move) and the message has every word."""
+    """Assert the game is invalid at (round, move), for the reason ``words`` say.
+
+    Where alone is not enough: a test must say why too (at least one word of the
+    message). The JSON pointer must name the same place as (round, move): the move's
+    own object (or a field in it), else the round's, else somewhere outside the rounds.
+    """
+    assert words, "say why the game is refused: give a word of the expected message"
     assert answer["status"] == "invalid", f"expected a refusal, got {answer}"
     err = answer["error"]
     assert (err["round"], err["move"]) == (round_no, move_no), err
     for w in words:
         assert w in err["message"], f"{w!r} not in {err['message']!r}"
+    pointer = err.get("pointer")
+    assert pointer is not None, err
+    if move_no:
+        place = f"/rounds/{round_no - 1}/moves/{move_no - 1}"
+    elif round_no:
+        place = f"/rounds/{round_no - 1}"
+    else:
+        place = None
+    if place is not None:
+        assert pointer == place or pointer.startswith(place + "/"), (place, err)
+    else:
+        assert not pointer.startswith("/rounds/"), err
     return str(err["message"])
 
 

@@ -202,6 +202,25 @@ def test_too_large_a_body_gets_413(db_path: Path, token: str, games: Games) -> N
     assert games_count(db_path) == 0
 
 
+def test_the_default_body_limit_is_32_mib(db_path: Path, token: str) -> None:
+    """Without any setting a server refuses a body over 32 MiB before reading it."""
+    from webui import DEFAULT_MAX_CONTENT_LENGTH
+
+    assert DEFAULT_MAX_CONTENT_LENGTH == 32 * 1024 * 1024
+    app = create_app({"TESTING": True, "DATABASE": str(db_path)})
+    assert app.config["MAX_CONTENT_LENGTH"] == DEFAULT_MAX_CONTENT_LENGTH
+    body = b" " * (DEFAULT_MAX_CONTENT_LENGTH + 1)
+    response = app.test_client().post("/api/games", data=body,
+                                      headers={"Authorization": f"Bearer {token}"})
+    error = assert_error(response, 413, "http/too-large")
+    assert str(DEFAULT_MAX_CONTENT_LENGTH) in error["message"]
+    # just under the limit is read (and refused for what it is, not for its size)
+    response = app.test_client().post("/api/games", data=body[:-2],
+                                      headers={"Authorization": f"Bearer {token}"})
+    assert_error(response, 400)
+    assert games_count(db_path) == 0
+
+
 def test_too_large_once_decompressed_gets_413(db_path: Path, token: str) -> None:
     from recorder.parse import Limits
 

@@ -48,11 +48,24 @@ def test_replay_json_prints_one_answer_per_game(runner: CliRunner, game_file: Pa
 
 
 def test_replay_transcript_is_readable(runner: CliRunner, game_file: Path) -> None:
+    doc = json.loads(game_file.read_text())
+    ids = [p["id"] for p in doc["players"]]
     result = runner.invoke(main, ["replay", str(game_file)])
     assert result.exit_code == 0
-    assert "round 1" in result.output
-    assert "plays 6-6" in result.output or "plays" in result.output
-    assert "scores" in result.output
+    lines = result.output.splitlines()
+    assert lines[0] == f"cli-1: spilop, 2 players ({ids[0]}, {ids[1]})"
+    assert lines[1].startswith("round 1 (seeded deal, boneyard 14)")
+    # every logged move has its line, numbered, with who did what
+    moves = doc["rounds"][0]["moves"]
+    verbs = {"play": "plays", "draw": "draws", "pass": "passes"}
+    for n, move in enumerate(moves, 1):
+        expected = f"{n:3}. {ids[move['player']]} {verbs[move['action']]}"
+        if move["action"] != "pass":
+            expected += f" {move['tile']}"
+        assert any(line.strip().startswith(expected.strip()) for line in lines), expected
+    answer = json.loads(runner.invoke(main, ["replay", "--json", str(game_file)]).output)
+    scores = " ".join(f"{s:.2f}" if isinstance(s, float) else str(s) for s in answer["scores"])
+    assert lines[-1].endswith(f"scores {scores}")
 
 
 def test_invalid_game_exits_1_and_says_where(runner: CliRunner, game_file: Path,
@@ -92,13 +105,23 @@ def test_validate_summarises(runner: CliRunner, game_file: Path) -> None:
     assert "cli-1: ok" in result.output
 
 
-def test_simulate_writes_games_that_replay(runner: CliRunner) -> None:
+def test_simulate_writes_games_that_replay(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(main, ["simulate", "--preset", "classic", "-o", "draw=one",
                                   "--players", "3", "--games", "3", "--seed", "t"])
     assert result.exit_code == 0, result.output
     docs = [json.loads(x) for x in result.output.splitlines()]
     assert [d["game_id"] for d in docs] == ["t-1", "t-2", "t-3"]
     assert docs[0]["ruleset"] == {"preset": "classic", "options": {"draw": "one"}}
+    path = tmp_path / "sim.jsonl"
+    path.write_text(result.output)
+    replayed = runner.invoke(main, ["replay", "--json", str(path)])
+    assert replayed.exit_code == 0, replayed.output
+    answers = [json.loads(x) for x in replayed.output.splitlines()]
+    assert [a["game_id"] for a in answers] == ["t-1", "t-2", "t-3"]
+    for doc, answer in zip(docs, answers, strict=True):
+        assert answer["status"] == "finished" and "mismatches" not in answer
+        assert answer["scores"] == doc["result"]["scores"]
+        assert len(answer["rounds"]) == len(doc["rounds"])
 
 
 def test_simulate_refuses_bad_options(runner: CliRunner) -> None:

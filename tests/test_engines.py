@@ -242,3 +242,14 @@ def test_the_first_start_imports_every_sample_game_the_engines_ones_too(tmp_path
     assert message is not None and message.endswith(", 0 duplicate, 0 refused")
     assert {"open_spiel/python_block_dominoes", "open_spiel/python_team_dominoes",
             "dominoes", "all-fives-domino"} <= frontends
+
+
+def test_simulate_engine_without_the_engine_says_what_to_install(monkeypatch: Any) -> None:
+    from recorder.cli import main
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # as if open_spiel were not installed
+    monkeypatch.delitem(sys.modules, "recorder.adapters.openspiel", raising=False)
+    result = CliRunner().invoke(main, ["simulate", "--engine", "openspiel"])
+    assert result.exit_code == 2
+    assert "the openspiel engine is not installed (pyspiel is missing)" in result.output
+    assert "pip install -e '.[engines]'" in result.output

@@ -400,3 +400,22 @@ def test_the_frames_cache_keeps_to_its_budget() -> None:
     assert cache.get(("db", 1, "a")) == b"x" * 60 and cache.get(("db", 3, "c")) == b"z" * 30
     cache.put(("db", 4, "d"), b"w" * 101, 100)  # larger than the budget: not kept
     assert cache.get(("db", 4, "d")) is None
+
+
+def test_frames_of_too_long_a_log_are_refused(tmp_path: Path,
+                                              game_pool: list[dict[str, Any]]) -> None:
+    from webui import create_app
+
+    doc = game_pool[8]
+    moves = sum(len(r["moves"]) for r in doc["rounds"])
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "r.db"),
+                      "FRAMES_MAX_MOVES": moves - 1})
+    client = app.test_client()
+    r = client.post("/api/frames", data=json.dumps(doc))
+    assert r.status_code == 413
+    assert r.get_json()["error"]["code"] == "input/too-many-moves"
+    assert f"{moves:,} moves" in r.get_json()["error"]["message"]
+    page = client.post("/watch", data={"log": json.dumps(doc)})
+    assert page.status_code == 413 and "too long to watch" in page.get_data(as_text=True)
+    app.config["FRAMES_MAX_MOVES"] = moves
+    assert client.post("/api/frames", data=json.dumps(doc)).status_code == 200

@@ -47,7 +47,7 @@ def budget(ci: int) -> Any:
     return settings(
         max_examples=SCALE or ci,
         derandomize=not SCALE,
-        deadline=None if SCALE else 2000,
+        deadline=None if SCALE else 15_000,  # generous: CI machines are shared
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         database=None,
         print_blob=True,

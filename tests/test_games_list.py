@@ -363,3 +363,32 @@ def test_both_query_plans_page_alike(db: Any, db_path: Path, stored: list[dict[s
 
 def test_few_enough() -> None:
     assert storage.few_enough(3000, 200_000) and not storage.few_enough(3300, 200_000)
+
+
+def test_the_api_list_takes_the_same_search_and_player_count(
+        client: Any, db_path: Path, stored: list[dict[str, Any]]) -> None:
+    page = ids_on(client.get("/games?q=inga&players=3").get_data(as_text=True))
+    api = client.get("/api/games?q=inga&players=3&order=desc&limit=1000").get_json()
+    assert api["ok"] and {g["id"] for g in api["data"]} == set(page)
+    assert all(g["player_count"] == 3 for g in api["data"])
+    assert {"played_at", "winner_score"} <= set(api["data"][0])
+    bad = client.get("/api/games?players=x")
+    assert bad.status_code == 400 and bad.get_json()["error"]["code"] == "query/invalid"
+
+
+def test_pages_answer_errors_with_a_page(tmp_path: Path, client: Any) -> None:
+    from webui import create_app
+
+    for url in ("/games/abc", "/no/such/page"):
+        r = client.get(url)
+        assert r.status_code == 404 and r.mimetype == "text/html"
+        assert f"There is nothing at {url}." in r.get_data(as_text=True)
+        assert 'href="/upload"' in r.get_data(as_text=True)  # the navigation is there
+    r = client.delete("/watch")
+    assert r.status_code == 405 and "/watch does not take DELETE." in r.get_data(as_text=True)
+    small = create_app({"TESTING": True, "DATABASE": str(tmp_path / "s.db"),
+                        "MAX_CONTENT_LENGTH": 1000})
+    r = small.test_client().post("/watch", data={"log": "x" * 5000})
+    assert r.status_code == 413 and "larger than this server takes (1000 bytes)" in \
+        r.get_data(as_text=True)
+    assert client.get("/api/nothing").get_json()["error"]["code"] == "http/not-found"

@@ -304,7 +304,7 @@ def test_explicit_deals_are_normalized_too() -> None:
     assert ingest.content_hash(turned) == ingest.content_hash(doc)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=st.integers(0, 10_000), layout=st.integers(0, 10_000))
 def test_any_rewriting_of_a_game_has_the_same_identity(seed: int, layout: int) -> None:
     doc = make_game(seed % 25)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recorder.errors import InputError, RecorderError, TooLarge
@@ -326,7 +326,7 @@ def dumps(value: Any, style: int) -> bytes:
     return json.dumps(value, indent=indent, ensure_ascii=style == 2).encode()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.lists(documents, min_size=1, max_size=4), st.integers(0, 2), st.booleans())
 def test_every_shape_gives_back_the_documents(items: list[Any], style: int, zipped: bool) -> None:
     shapes = [b"\n".join(json.dumps(d).encode() for d in items), dumps(items, style)]
@@ -337,7 +337,7 @@ def test_every_shape_gives_back_the_documents(items: list[Any], style: int, zipp
         assert docs(blob, limits=Limits(max_depth=100)) == items
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(documents, st.integers(1, 6), st.integers(0, 2))
 def test_the_depth_screen_is_exact(doc: Any, max_depth: int, style: int) -> None:
     try:
@@ -350,7 +350,7 @@ def test_the_depth_screen_is_exact(doc: Any, max_depth: int, style: int) -> None
         assert [p.doc for p in items] == [doc]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(documents, st.integers(1, 8))
 def test_the_string_screen_is_exact(doc: Any, max_len: int) -> None:
     def longest(value: Any) -> int:
@@ -384,7 +384,7 @@ mangled = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500)
 @given(mangled)
 def test_hostile_bytes_give_documents_or_input_errors_only(data: bytes) -> None:
     try:

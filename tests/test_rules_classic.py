@@ -387,7 +387,7 @@ def test_claimed_scores_tolerance_is_half_a_hundredth() -> None:
 def test_move_with_a_malformed_player_is_located_at_its_move() -> None:
     doc_round = {"deal": stairs_down_deal(), "moves": [
         "0 play 6-6", {"player": "1", "action": "play", "tile": "6-5", "end": "left"}]}
-    refused(run("classic", 2, [doc_round]), 1, 2)
+    refused(run("classic", 2, [doc_round]), 1, 2, '"1" is not a seat number')
 
 
 def test_moves_may_carry_thinking_time() -> None:

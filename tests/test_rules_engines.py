@@ -399,6 +399,16 @@ def test_engine_presets_play_whole_games(preset: str) -> None:
         assert answer["status"] == "finished" and "mismatches" not in answer
 
 
+def test_simulated_explicit_deals_stop_where_the_target_is_reached() -> None:
+    from recorder.simulate import simulate_game
+
+    for i in range(6):
+        doc = simulate_game({"preset": "all-fives", "options": {"target": 61}}, 2, f"x-{i}",
+                            explicit_deal=True)
+        answer = replay(doc)
+        assert answer["status"] == "finished" and "mismatches" not in answer
+
+
 def test_engine_presets_describe_their_house_rules_and_others_do_not() -> None:
     assert Ruleset.from_spec("all-fives").describe()["double_order"] == [5, 1, 2, 3, 4, 6, 0]
     assert "pips_decide" not in Ruleset.from_spec("classic").describe()
@@ -416,3 +426,22 @@ def test_recorder_rules_lists_every_preset_and_shows_an_engines_rules() -> None:
         assert preset in listed
     shown = CliRunner().invoke(main, ["rules", "dominoes-partners"]).output
     assert "blocked_scoring  lowest-takes-all" in shown and "target           200" in shown
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, True, "x", None, 0, 7, 8, 100, 1.0, [], {}, False])
+def test_the_schemas_fast_lane_agrees_on_opener_and_closed(value: object) -> None:
+    import copy
+
+    from recorder.schema import VALIDATOR, _fast_valid
+
+    doc = log("all-fives", 2, [{"deal": CLOSE_DEAL, "moves": CLOSE_LINE}])
+    for where in ("opener", "closed", "closed without ms"):
+        changed = copy.deepcopy(doc)
+        if where == "opener":
+            changed["rounds"][0]["opener"] = value
+        else:
+            move = changed["rounds"][0]["moves"][1]
+            if where == "closed":
+                move["ms"] = 1200
+            move["closed"] = value
+        assert _fast_valid(changed) == (not list(VALIDATOR.iter_errors(changed))), where

@@ -255,7 +255,7 @@ def test_game_reaching_the_target_wins() -> None:
     answer = run(rules, 2, [rnd, rnd])
     assert (answer["status"], answer["scores"], answer["winners"]) == ("finished", [18, 0],
                                                                      [0])
-    refused(run(rules, 2, [rnd, rnd, rnd]), 3, 0)
+    refused(run(rules, 2, [rnd, rnd, rnd]), 3, 0, "the game ended after round 2")
 
 
 def test_game_default_target_is_100() -> None:

@@ -233,6 +233,30 @@ def test_bonus_multiple_three() -> None:
     assert only_round(one_round(opts("spilop", bonus=True), 2, d, *EX1_MOVES))["bonus"] == [0, 0]
 
 
+def test_bonus_multiple_three_in_what_each_move_could_score() -> None:
+    """score_of and options (what the statistics store for every move) use the multiple
+    too: the same sums, 12 16 14 16 13 14 12 12 17 22 13 18 17, scored when a multiple
+    of 3, and the best a player could have done is never below what they did."""
+    from logs import log
+
+    from recorder.replay import MoveEvent, walk
+
+    d = deal("6-6 4-2 2-1 1-0 0-5 5-1 6-5", "6-4 2-2 1-1 0-0 5-5 1-6 3-3")
+    for multiple, expected in ((3, [12, 0, 0, 0, 0, 0, 12, 12, 0, 0, 0, 18, 0]),
+                               (5, [0] * 13)):
+        doc = log(opts("spilop", bonus=True, bonus_multiple=multiple), 2,
+                  [{"deal": d, "moves": EX1_MOVES}])
+        scored = []
+        for event in walk(doc):
+            if type(event) is MoveEvent:
+                state, seat = event.state, event.move.player
+                scored.append(state.score_of(event.move))
+                count, best = state.options(seat)
+                assert best >= scored[-1] and count >= 1
+                assert best == max(state.score_of(m) for m in state.legal_moves(seat))
+        assert scored == expected, multiple
+
+
 # ---------------------------------------------------------------------- scoring
 
 
@@ -487,7 +511,7 @@ def test_unknown_ruleset_key_refused() -> None:
 def test_unknown_preset_refused_with_a_suggestion() -> None:
     with pytest.raises(RulesetError, match='did you mean "spilop"'):
         find("spillop")
-    refused(run("spillop", 2, []), 0, 0)
+    refused(run("spillop", 2, []), 0, 0, '"spillop" is not a preset', "spilop, classic")
 
 
 def test_option_error_points_at_the_option() -> None:

@@ -122,7 +122,7 @@ def test_end_named_that_does_not_accept_the_tile_illegal() -> None:
 
 def test_end_that_is_not_an_end_word_illegal() -> None:
     refused(one_round("spilop", 2, stairs_down_deal(), "0 play 6-6", "1 play 6-5 middle"),
-            1, 2)
+            1, 2, '"middle" is not an end', "left, right, up, down")
 
 
 # ---------------------------------------------------------------------- tiles
@@ -159,7 +159,7 @@ def test_wrong_player_turn_illegal() -> None:
 
 def test_seat_that_does_not_exist_illegal() -> None:
     refused(one_round("spilop", 2, stairs_down_deal(), "0 play 6-6", "2 play 6-5 right"),
-            1, 2)
+            1, 2, "there is no seat 2", "seats go from 0 to 1", "kfnielsen to move")
 
 
 # ---------------------------------------------------------------------- draw and pass
@@ -409,7 +409,7 @@ def test_game_unfinished_round_is_checked_not_listed_and_does_not_count() -> Non
 def test_game_round_after_an_unfinished_round_illegal() -> None:
     full = {"deal": ex3_deal(), "moves": EX3_MOVES}
     cut = {"deal": opening_55_deal(), "moves": ["0 play 5-5"]}
-    refused(run(BONUS, 2, [cut, full]), 2, 0)
+    refused(run(BONUS, 2, [cut, full]), 2, 0, "round 1 is not finished")
 
 
 # ---------------------------------------------------------------------- bonus

@@ -8,7 +8,6 @@ one meaning (the hypothesis test at the end proves the fast lane equivalent).
 from __future__ import annotations
 
 import copy
-import json
 import statistics
 import time
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -25,7 +24,6 @@ from recorder.errors import RecorderError, SchemaError
 from recorder.schema import SCHEMA, SCHEMA_PATH, VALIDATOR, check_document, is_valid
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 
 # The example of docs/format.md, "A log document", verbatim.
 CONTRACT_EXAMPLE: dict[str, Any] = {
@@ -158,15 +156,6 @@ def test_every_object_keeps_additional_properties_open_explicitly() -> None:
             description = node.get("description", "")
             # Say so: either "allowed and ignored", or (options) who checks them instead.
             assert "ignore" in description or "replay engine" in description, where
-
-
-def test_vectors_are_a_verbatim_copy() -> None:
-    ours = ROOT / "schemas" / "vectors" / "shuffle-sha256-fy-1.json"
-    assert json.loads(ours.read_bytes())["algorithm"] == "sha256-fy-1"
-    shared = SHARED / "vectors" / "shuffle-sha256-fy-1.json"
-    if not shared.exists():
-        pytest.skip("shared/ is not beside the repository")
-    assert ours.read_bytes() == shared.read_bytes()
 
 
 # ---------------------------------------------------------------------------------------
@@ -575,7 +564,7 @@ def near_valid_logs(draw: st.DrawFn) -> Any:
     return doc
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500)
 @given(near_valid_logs())
 def test_the_fast_lane_accepts_exactly_what_jsonschema_accepts(doc: Any) -> None:
     if not isinstance(doc, dict) or schema._precheck(doc) is not None:
@@ -592,7 +581,7 @@ def test_the_fast_lane_accepts_exactly_what_jsonschema_accepts(doc: Any) -> None
         assert is_valid(doc)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(moves, max_size=6), st.integers(0, 5), st.sampled_from(EDGE_VALUES),
        st.sampled_from(["player", "action", "tile", "end", "ms", "x"]))
 def test_the_hot_loop_and_the_careful_loop_agree(

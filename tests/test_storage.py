@@ -24,7 +24,8 @@ def test_a_new_file_gets_every_table_in_wal_mode(db_path: Path) -> None:
 def test_migrations_are_safe_to_run_again(db_path: Path) -> None:
     db = storage.connect(db_path)
     applied = [m.name for m in storage.migrations.applied(db)]
-    assert applied == ["m001_tokens", "m002_games", "m003_facts", "m004_game_list"]
+    assert applied == ["m001_tokens", "m002_games", "m003_facts", "m004_game_list",
+                       "m005_token_scopes", "m006_stats_facts", "m007_stats_aggregates"]
     assert storage.apply_migrations(db) == []
     db.close()
     # A file whose migration record was lost still opens: every step is idempotent.

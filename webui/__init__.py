@@ -69,6 +69,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         PAGE_SIZE=50,
         MAX_PAGE_SIZE=1000,
         FRAMES_CACHE_BYTES=64 * 1024 * 1024,  # built frames kept for stored games; 0: none
+        FRAMES_MAX_MOVES=20_000,  # longest log whose frames are built; 0: no limit
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

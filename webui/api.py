@@ -5,8 +5,9 @@ Every answer is one of two envelopes, so a client needs one code path for each:
     {"ok": true, "data": ..., "meta": {...}}            success (meta when there is any)
     {"ok": false, "status": 404, "error": {"code": "...", "message": "..."}}
 
-Uploads need ``Authorization: Bearer <token>`` (``recorder token create NAME``);
-reading is open unless ``READS_NEED_TOKEN`` is set.
+Uploads need ``Authorization: Bearer <token>`` of a token with the ``upload`` scope
+(``recorder token create NAME``); reading is open unless ``READS_NEED_TOKEN`` is set,
+and then needs a token with the ``read`` scope.
 """
 
 from __future__ import annotations
@@ -20,12 +21,20 @@ from datetime import date
 from typing import Any, NoReturn
 from urllib.parse import urlencode
 
-from flask import Blueprint, Flask, Response, current_app, request, stream_with_context
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    render_template,
+    request,
+    stream_with_context,
+)
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from recorder import storage
 from recorder.errors import InputError, TooLarge
-from recorder.frames import build_frames
+from recorder.frames import build_frames, move_count
 from recorder.ingest import import_upload
 from recorder.parse import Limits, iter_documents
 from recorder.tokens import Token, Verdict, check_token
@@ -110,9 +119,9 @@ def register_error_handlers(app: Flask) -> None:
     def on_api_error(exc: ApiError) -> Response:
         return error_envelope(exc.status, exc.code, exc.message, **exc.extra)
 
-    def on_http_error(exc: HTTPException) -> Response | HTTPException:
+    def on_http_error(exc: HTTPException) -> Response | HTTPException | tuple[str, int]:
         if not wants_json():
-            return exc
+            return html_error(exc)
         status = exc.code or 500
         code, default = _HTTP_CODES.get(status, (f"http/{status}", exc.name))
         message = default
@@ -131,7 +140,21 @@ def register_error_handlers(app: Flask) -> None:
                 response.headers[key] = value
         return response
 
-    def on_unexpected(exc: Exception) -> Response | HTTPException:
+    def html_error(exc: HTTPException) -> HTTPException | tuple[str, int]:
+        """A page's own error page (with the navigation) for what a visitor can cause."""
+        status = exc.code or 500
+        if status == 404:
+            message = f"There is nothing at {request.path}."
+        elif status == 405:
+            message = f"{request.path} does not take {request.method}."
+        elif status == 413:
+            limit = current_app.config.get("MAX_CONTENT_LENGTH")
+            message = f"What was sent is larger than this server takes ({limit} bytes)."
+        else:
+            return exc
+        return render_template("error.html", title=exc.name, message=message), status
+
+    def on_unexpected(exc: Exception) -> Response | HTTPException | tuple[str, int]:
         if isinstance(exc, HTTPException):
             return on_http_error(exc)
         current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
@@ -157,12 +180,13 @@ def bearer() -> str | None:
     return value.strip() or None
 
 
-def authenticate(presented: str | None) -> Token:
-    """The live token presented, or the 401/403 that explains what is wrong with it."""
+def authenticate(presented: str | None, scope: str) -> Token:
+    """The live token presented, allowed ``scope``, or the 401/403 that says what is wrong."""
     check = check_token(get_db(), presented)
     if check.verdict is Verdict.MISSING:
+        doing = "uploads need" if scope == "upload" else "reading this server needs"
         fail(401, "auth/missing-token",
-             "uploads need a token: send 'Authorization: Bearer <token>' "
+             f"{doing} a token: send 'Authorization: Bearer <token>' "
              "(the server's operator makes one with 'recorder token create NAME')")
     if check.verdict is Verdict.UNKNOWN:
         fail(401, "auth/unknown-token", "this token is not known to this server")
@@ -172,14 +196,19 @@ def authenticate(presented: str | None) -> Token:
              f"this token (of {check.token.name!r}) was revoked on {check.token.revoked_at}; "
              "ask the server's operator for a new one")
     assert check.token is not None
+    if not check.token.may(scope):
+        fail(403, "auth/scope",
+             f"this token (of {check.token.name!r}) may {' and '.join(check.token.scopes)}, "
+             f"not {scope}; ask the server's operator for a token made with "
+             f"'--scope {scope}'")
     return check.token
 
 
 @bp.before_request
 def reads_may_need_token() -> None:
-    """With ``READS_NEED_TOKEN``, reading needs a live token too."""
+    """With ``READS_NEED_TOKEN``, reading needs a live token with the ``read`` scope."""
     if request.method in {"GET", "HEAD"} and current_app.config.get("READS_NEED_TOKEN"):
-        authenticate(bearer())
+        authenticate(bearer(), "read")
 
 
 # ---------------------------------------------------------------------------------------
@@ -215,7 +244,7 @@ def upload_games() -> Response:
     200 with a report per game whenever the body could be read, whatever became of
     each game; 400 when it cannot be read at all (then nothing is stored).
     """
-    token = authenticate(bearer())
+    token = authenticate(bearer(), "upload")
     data = upload_body()
     try:
         tally, outcomes = import_upload(
@@ -470,6 +499,16 @@ class FramesCache:
 frames_cache = FramesCache()
 
 
+def check_frames_size(doc: Any) -> None:
+    """Refuse (413) a log too long to send as frames: each frame repeats the board."""
+    limit = int(current_app.config.get("FRAMES_MAX_MOVES", 0))
+    moves = move_count(doc)
+    if limit and moves > limit:
+        raise UnreadableLog(413, "input/too-many-moves",
+                            f"the log has {moves:,} moves; frames are built for at most "
+                            f"{limit:,}")
+
+
 @bp.get("/games/<int:game_pk>/frames")
 def game_frames(game_pk: int) -> Response:
     """The frames of a stored game: the table after every move, for the replay page."""
@@ -484,8 +523,12 @@ def game_frames(game_pk: int) -> Response:
         row = storage.get_game(db, game_pk)
         if row is None:  # pragma: no cover - removed between the two reads
             fail(404, "game/not-found", f"there is no game #{game_pk}")
-        response = envelope(build_frames(json.loads(row["log"]), game_pk=game_pk),
-                            compact=True)
+        doc = json.loads(row["log"])
+        try:
+            check_frames_size(doc)
+        except UnreadableLog as exc:
+            fail(exc.status, exc.code, exc.message)
+        response = envelope(build_frames(doc, game_pk=game_pk), compact=True)
         if budget:
             frames_cache.put(key, response.get_data(), budget)
         return response
@@ -543,6 +586,7 @@ def frames_of_body() -> Response:
     data = upload_body()
     try:
         doc = pick_document(data, index, parse_limits())
+        check_frames_size(doc)
     except UnreadableLog as exc:
         fail(exc.status, exc.code, exc.message)
     return envelope(build_frames(doc), compact=True)

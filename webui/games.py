@@ -18,7 +18,14 @@ from werkzeug.wrappers import Response
 
 from recorder import storage
 from recorder.frames import build_frames
-from webui.api import FILTER_PARAMS, ApiError, UnreadableLog, game_filter, pick_document
+from webui.api import (
+    FILTER_PARAMS,
+    ApiError,
+    UnreadableLog,
+    check_frames_size,
+    game_filter,
+    pick_document,
+)
 from webui.db import get_db
 
 bp = Blueprint("games", __name__)
@@ -29,17 +36,8 @@ def not_found(message: str) -> tuple[str, int]:
     return render_template("error.html", title="Not found", message=message), 404
 
 
-def bad_request(message: str) -> tuple[str, int]:
-    return render_template("error.html", title="Bad request", message=message), 400
-
-
 # ---------------------------------------------------------------------------------------
 # Replay.
-
-
-def summary_of(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored game's summary for the replay page's header (no log, no answer)."""
-    return storage.decode_row({c: row.get(c) for c in storage.SUMMARY_COLUMNS})
 
 
 def replay_title(game: dict[str, Any]) -> str:
@@ -54,10 +52,9 @@ def replay_title(game: dict[str, Any]) -> str:
 @bp.get("/games/<int:game_pk>")
 def replay(game_pk: int) -> tuple[str, int] | str:
     """The replay of a stored game; the page loads its frames from the API."""
-    row = storage.get_game(get_db(), game_pk)
-    if row is None:
+    game = storage.get_summary(get_db(), game_pk)
+    if game is None:
         return not_found(f"There is no game #{game_pk}.")
-    game = summary_of(row)
     return render_template(
         "replay.html", title=replay_title(game), game=game,
         frames_url=url_for("api.game_frames", game_pk=game_pk), frames_inline=None,
@@ -100,8 +97,11 @@ def watch() -> tuple[str, int] | str:
         return _watch_problem("Paste a log or choose a file.", shown, index)
     try:
         doc = pick_document(data, index, current_app.config.get("PARSE_LIMITS"))
+        check_frames_size(doc)
     except UnreadableLog as exc:
-        return _watch_problem(f"The log cannot be read: {exc.message}", shown, index,
+        what = "is too long to watch" if exc.code == "input/too-many-moves" \
+            else "cannot be read"
+        return _watch_problem(f"The log {what}: {exc.message}", shown, index,
                               413 if exc.status == 413 else 400)
     frames = build_frames(doc)
     game = dict(frames["game"])

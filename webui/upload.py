@@ -57,6 +57,9 @@ def form_upload() -> tuple[str, int] | str:
     if check.verdict is Verdict.REVOKED:
         return _problem("This token was revoked; ask for a new one.", 403)
     assert check.token is not None
+    if not check.token.may("upload"):
+        return _problem("This token may only read; uploads need a token made for uploading.",
+                        403)
     files: list[FileStorage] = [f for f in request.files.getlist("files") if f.filename]
     if not files:
         return _problem("Choose at least one file.", 400)

@@ -56,7 +56,7 @@ export function drawSeats(root, game, frame, prev, view, round, compact) {
     card.className = "seat";
     card.dataset.seat = String(seat);
     if (movers.has(seat)) card.classList.add("to-move");
-    if (move && move.player === seat) card.classList.add("moved");
+    if (move && move.player === seat) card.classList.add("moved", `did-${move.action}`);
     if (view !== null && seat === view) card.classList.add("viewer");
 
     const head = document.createElement("header");

@@ -1,0 +1,93 @@
+"""When did a blocked round become certain to end blocked?
+
+With everything known (every hand and the boneyard's order, as a replay knows them), a
+position is *doomed* when no sequence of legal moves from it reaches a domino (a player
+going out): every continuation ends blocked. The moment a blocked round was decided is
+the earliest move after which the position is doomed. Going backwards from the end, the
+first position from which a domino is still reachable marks it: the block was certain
+from the move after that one.
+
+The search uses only the engine's own rules (``legal_moves`` and ``apply`` on copies),
+memoizes positions by what decides the rest of the round (hands, stock drawn, open ends,
+whose turn it is), and spends at most ``budget`` positions on a round: when the budget
+runs out the answer is ``None`` (not known), never a guess. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from recorder.engine import Move, Round
+
+DEFAULT_BUDGET = 4000
+"""Positions searched per round at most. Blocked rounds are mostly decided in their last
+few moves, where the tree is small; the budget bounds the rare round that is not."""
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+def _key(state: Round) -> tuple[object, ...]:
+    """What decides the rest of the round (bonus and history do not)."""
+    return (
+        tuple(state.hands), state.drawn, tuple(state.value), tuple(state.covered),
+        state.turn, state.phase, state.drew, state.arms_open, state.openers,
+        state.opening_kind,
+    )
+
+
+def domino_reachable(state: Round, memo: dict[tuple[object, ...], bool],
+                     budget: list[int]) -> bool:
+    """Whether some sequence of legal moves from ``state`` ends with a player going out.
+
+    ``budget`` is a one-element list of the positions still allowed (shared across calls
+    so that one round's searches share one budget); raises ``_OutOfBudget`` past it.
+    """
+    if state.over:
+        return not state.result.blocked  # type: ignore[union-attr]
+    key = _key(state)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _OutOfBudget
+    moves = state.legal_moves()
+    # plays first: a domino is found sooner, and draws are forced anyway
+    found = False
+    for move in sorted(moves, key=lambda m: m.action != "play"):
+        nxt = state.copy()
+        nxt.apply(move)
+        if domino_reachable(nxt, memo, budget):
+            found = True
+            break
+    memo[key] = found
+    return found
+
+
+def certain_from(start: Round, moves: Sequence[Move], *,
+                 budget: int = DEFAULT_BUDGET) -> int | None:
+    """The move (1-based) after which the blocked round could only end blocked.
+
+    ``start`` is the round just after the deal (not changed) and ``moves`` every move of
+    the round, which must end it blocked. 0 means the deal itself was doomed; ``len(moves)``
+    that the block became certain only with the last move. None when the search ran out
+    of ``budget`` positions before it could say.
+    """
+    states = [start.copy()]
+    state = start.copy()
+    for move in moves:
+        state.apply(move)
+        states.append(state.copy())
+    if state.result is None or not state.result.blocked:
+        raise ValueError("the moves do not end the round blocked")
+    memo: dict[tuple[object, ...], bool] = {}
+    left = [budget]
+    try:
+        for k in range(len(moves) - 1, -1, -1):
+            if domino_reachable(states[k], memo, left):
+                return k + 1
+    except _OutOfBudget:
+        return None
+    return 0

@@ -1,0 +1,705 @@
+"""Statistics: the metrics' definitions, the aggregates kept at import, and their queries.
+
+Every stored game adds to a few tables of additive counters, keyed by the filter
+dimensions (variant, frontend, player count, period, and player where a figure is a
+player's). Each contribution is written three times, at three grains: ``all`` (no
+period), ``month`` and ``day``; a date range is answered from the months it covers
+whole plus the days at its edges, so a query sums at most a few hundred rows whatever
+the size of the store. Counters are sums (counts, totals, totals of squares), so the
+rates, means and intervals of :data:`METRICS` come out of sums of rows.
+
+The counters are written by the import in the same transaction as the game's rows
+(:class:`Accumulator`), and :func:`rebuild` re-derives them, with every game's facts,
+from the stored logs when their definitions change.
+"""
+
+from __future__ import annotations
+
+import calendar
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from functools import lru_cache
+from typing import Any
+
+from sqlite_utils import Database
+
+from recorder import storage
+from recorder.errors import RecorderError
+from recorder.rules import Ruleset
+
+GRAINS = ("all", "month", "day")
+MOVE_CAP = storage.MOVE_CAP
+MISSED_PER_GAME = 3
+"""Missed-bonus moments kept per game as examples (the largest); counts come from counters."""
+Z95 = 1.959963984540054
+
+
+# ---------------------------------------------------------------------------------------
+# Metrics.
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One player metric: what it is, in plain words, and how it is computed."""
+
+    key: str
+    label: str
+    definition: str
+    unit: str
+    min_sample: int
+    kind: str
+    """``rate`` (successes ``k`` of ``n``; Wilson interval) or ``mean`` (total of ``n``
+    values with their sum of squares; normal interval of the mean)."""
+    n: str
+    k: str
+    sq: str = ""
+    higher_is: str = "more"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "definition": self.definition,
+                "unit": self.unit, "min_sample": self.min_sample, "kind": self.kind}
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("win_rate", "Win rate",
+           "Share of the player's finished games that the player won (alone or tied).",
+           "share of games", 10, "rate", "finished", "wins"),
+    Metric("points_per_round", "Points per round",
+           "Points the player's side scored in a round plus the bonus the player scored "
+           "with their own plays, averaged over the player's rounds.",
+           "points", 20, "mean", "rounds", "points_sum", "points_sq"),
+    Metric("domino_rate", "Domino rate",
+           "Share of the player's rounds that the player ended by playing their last tile.",
+           "share of rounds", 20, "rate", "rounds", "dominoes"),
+    Metric("draw_rate", "Draw rate",
+           "Share of the player's moves that were draws from the boneyard.",
+           "share of moves", 30, "rate", "moves", "draws"),
+    Metric("pass_rate", "Pass rate",
+           "Share of the player's moves that were passes.",
+           "share of moves", 30, "rate", "moves", "passes"),
+    Metric("heavy_first", "Heavy first",
+           "Share of plays, among those where the legal tiles differed in pips, in which "
+           "the player played the tile with the most pips.",
+           "share of plays", 30, "rate", "heavy_n", "heavy_k"),
+    Metric("double_first", "Double first",
+           "Share of plays, among those where both a double and a non-double could be "
+           "played, in which the player played a double.",
+           "share of plays", 30, "rate", "double_n", "double_k"),
+    Metric("bonus_capture", "Bonus capture",
+           "Share of plays, among those where some legal play scored a bonus, in which the "
+           "player's play scored a bonus.",
+           "share of plays", 20, "rate", "chance_n", "chance_k"),
+    Metric("bonus_left", "Bonus left on the table",
+           "Bonus points the best legal play would have scored minus what the player's "
+           "play scored, averaged over the plays where some legal play scored a bonus.",
+           "points per chance", 20, "mean", "chance_n", "left_sum", "left_sq", "less"),
+    Metric("blocking", "Blocking",
+           "Share of plays, among those where the player had more than one legal play and "
+           "that did not end the round, after which the next player had no tile that fit.",
+           "share of plays", 30, "rate", "block_n", "block_k"),
+    Metric("pips_left_losing", "Pips left when losing",
+           "Pips in the player's hand at the end of the rounds the player did not win, "
+           "averaged over those rounds.",
+           "pips", 20, "mean", "losing_n", "losing_sum", "losing_sq", "less"),
+    Metric("thinking_time", "Thinking time",
+           "Milliseconds the player took per move, averaged over the moves whose log "
+           "gives the time (ms).",
+           "ms", 30, "mean", "ms_n", "ms_sum", "ms_sq"),
+)
+METRIC_BY_KEY = {m.key: m for m in METRICS}
+
+
+def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a rate k/n (95%): sound near 0 and 1 and for small n."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_interval(total: float, sq: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The normal 95% interval of a mean from n values' sum and sum of squares."""
+    mean = total / n
+    if n < 2:
+        return (mean, mean)
+    var = max(0.0, (sq - total * total / n) / (n - 1))
+    half = z * math.sqrt(var / n)
+    return (mean - half, mean + half)
+
+
+def metric_value(metric: Metric, counters: Mapping[str, float]) -> dict[str, Any]:
+    """``{"value", "n", "low", "high"}`` of one metric; value null below its minimum sample."""
+    n = counters.get(metric.n) or 0
+    out: dict[str, Any] = {"value": None, "n": int(n), "low": None, "high": None}
+    if n < metric.min_sample or n <= 0:
+        return out
+    k = counters.get(metric.k) or 0
+    if metric.kind == "rate":
+        low, high = wilson(k, n)
+        out["value"] = k / n
+    else:
+        low, high = mean_interval(k, counters.get(metric.sq) or 0, n)
+        out["value"] = k / n
+    out["low"], out["high"] = low, high
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# A game's contribution.
+
+
+@dataclass
+class Contribution:
+    """What one game adds to the aggregates, before the grains are applied."""
+
+    day: str
+    variant: str
+    frontend: str
+    players: int
+    people: list[tuple[str, str | None]]
+    player_rows: dict[str, list[float]] = field(default_factory=dict)
+    round_row: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    hist: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
+    """(player or "" for round-level figures, kind, bucket) -> [n]."""
+    missed: list[tuple[int, int, str, float, float]] = field(default_factory=list)
+    """(round, move, player, scored, best) of the largest missed bonus chances."""
+
+
+@lru_cache(maxsize=256)
+def _rules(ruleset_json: str) -> Ruleset | None:
+    try:
+        return Ruleset.from_spec(json.loads(ruleset_json))
+    except (RecorderError, ValueError, TypeError):
+        return None
+
+
+def _hist(c: Contribution, player: str, kind: str, bucket: object) -> None:
+    key = (player, kind, str(bucket))
+    row = c.hist.get(key)
+    if row is None:
+        c.hist[key] = [1.0]
+    else:
+        row[0] += 1
+
+
+def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
+    """What a stored game (its ``games`` row and its facts) adds to every aggregate."""
+    if facts is None or not facts.players:
+        return None
+    day = str(game.get("started_at") or game.get("imported_at") or "")[:10]
+    variant = str(game.get("variant") or game.get("preset") or "")
+    n = len(facts.players)
+    ids = [p.player_id for p in facts.players]
+    c = Contribution(day, variant, str(game.get("frontend") or ""), n,
+                     [(p.player_id, p.name) for p in facts.players])
+    rows = {pid: [0.0] * len(storage.PLAYER_COUNTERS) for pid in ids}
+    ix = {name: i for i, name in enumerate(storage.PLAYER_COUNTERS)}
+    finished = game.get("status") == "finished"
+    for p in facts.players:
+        row = rows[p.player_id]
+        row[ix["games"]] += 1
+        if finished:
+            row[ix["finished"]] += 1
+            row[ix["wins"]] += 1 if p.won else 0
+    own_bonus: dict[tuple[int, int], float] = defaultdict(float)
+    misses: list[tuple[float, int, int, str, float, float]] = []
+    i_moves, i_plays, i_draws, i_passes = ix["moves"], ix["plays"], ix["draws"], ix["passes"]
+    i_ms_n, i_ms_sum, i_ms_sq = ix["ms_n"], ix["ms_sum"], ix["ms_sq"]
+    for m in facts.moves:
+        pid = ids[m.player]
+        row = rows[pid]
+        row[i_moves] += 1
+        if m.ms is not None:
+            row[i_ms_n] += 1
+            row[i_ms_sum] += m.ms
+            row[i_ms_sq] += m.ms * m.ms
+        if m.action == "draw":
+            row[i_draws] += 1
+            continue
+        if m.action != "play":
+            row[i_passes] += 1
+            continue
+        row[i_plays] += 1
+        score, best = m.score, m.best_score
+        if m.best_pips is not None and m.best_pips != m.least_pips:
+            row[ix["heavy_n"]] += 1
+            row[ix["heavy_k"]] += 1 if m.pips == m.best_pips else 0
+        if m.double_choice:
+            row[ix["double_n"]] += 1
+            row[ix["double_k"]] += 1 if m.double else 0
+        if best > 0:
+            left = best - score
+            row[ix["chance_n"]] += 1
+            row[ix["chance_k"]] += 1 if score > 0 else 0
+            row[ix["left_sum"]] += left
+            row[ix["left_sq"]] += left * left
+            if left > 0:
+                row[ix["missed_n"]] += 1
+                row[ix["missed_points"]] += left
+                misses.append((left, m.round, m.move, pid, score, best))
+        if score > 0:
+            row[ix["bonus_plays"]] += 1
+            row[ix["bonus_points"]] += score
+            own_bonus[(m.round, m.player)] += score
+            _hist(c, pid, "bonus", _num(score))
+        if m.next_stuck is not None and m.legal_count > 1:
+            row[ix["block_n"]] += 1
+            row[ix["block_k"]] += 1 if m.next_stuck else 0
+        at = min(m.move, MOVE_CAP)
+        row[ix[f"plays_at_{at}"]] += 1
+        if score > 0:
+            row[ix[f"bonus_at_{at}"]] += 1
+    rules = _rules(str(game.get("ruleset") or "null"))
+    sides = rules.sides(n) if rules is not None else [(s,) for s in range(n)]
+    c.round_row[0] = 1
+    for r in facts.rounds:
+        c.round_row[1] += 1
+        winners = set(r.winners)
+        for seat, pid in enumerate(ids):
+            row = rows[pid]
+            row[ix["rounds"]] += 1
+            points = float(r.points[seat]) + own_bonus.get((r.round, seat), 0.0)
+            row[ix["points_sum"]] += points
+            row[ix["points_sq"]] += points * points
+            if seat in winners:
+                row[ix["rounds_won"]] += 1
+            else:
+                pips = r.pips_left[seat]
+                row[ix["losing_n"]] += 1
+                row[ix["losing_sum"]] += pips
+                row[ix["losing_sq"]] += pips * pips
+            if r.blocked:
+                row[ix["blocked_rounds"]] += 1
+            elif r.ended_by == seat:
+                row[ix["dominoes"]] += 1
+        if not r.blocked:
+            continue
+        c.round_row[2] += 1
+        margin = _margin(r, sides)
+        certain = "unknown" if r.block_certain is None else r.moves - r.block_certain
+        for scope in ("", *ids):
+            if margin is not None:
+                _hist(c, scope, "margin", margin)
+            _hist(c, scope, "ender", ids[r.ended_by])
+            _hist(c, scope, "certain", certain)
+    c.player_rows = rows
+    misses.sort(key=lambda x: (-x[0], x[1], x[2]))
+    c.missed = [(rnd, mv, pid, sc, be) for _, rnd, mv, pid, sc, be in misses[:MISSED_PER_GAME]]
+    return c
+
+
+def _num(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else x
+
+
+def _margin(r: Any, sides: Sequence[Sequence[int]]) -> int | None:
+    """Pips between the winning side and the best losing side at a blocked round's end.
+
+    None when nobody won the round (negative scoring, or a tie under difference); 0 when
+    several sides tied for the win.
+    """
+    if not r.winners:
+        return None
+    pips = [sum(r.pips_left[s] for s in side) for side in sides]
+    won = [i for i, side in enumerate(sides) if side[0] in r.winners]
+    lost = [p for i, p in enumerate(pips) if i not in won]
+    if len(won) > 1 or not lost:
+        return 0
+    return int(min(lost) - pips[won[0]])
+
+
+# ---------------------------------------------------------------------------------------
+# Writing: the import's accumulator and the rebuild.
+
+
+def _grains(day: str) -> tuple[tuple[str, str], ...]:
+    return (("all", ""), ("month", day[:7]), ("day", day))
+
+
+@dataclass
+class Accumulator:
+    """Contributions of a batch of games, summed by key and written in one go.
+
+    The import adds each game once it is stored (inside the batch's transaction) and
+    flushes before the commit, so the counters move with the rows: exactly once.
+    """
+
+    players: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
+    rounds: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
+    hist: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
+    missed: list[tuple[Any, ...]] = field(default_factory=list)
+    people: dict[str, tuple[str | None, int]] = field(default_factory=dict)
+
+    def add(self, game_pk: int, c: Contribution | None) -> None:
+        if c is None:
+            return
+        base = (c.variant, c.frontend, c.players)
+        for grain, period in _grains(c.day):
+            key = (grain, period, *base)
+            merge_into(self.rounds, key, c.round_row)
+            for pid, row in c.player_rows.items():
+                merge_into(self.players, (*key, pid), row)
+            for (scope, kind, bucket), row in c.hist.items():
+                merge_into(self.hist, (kind, grain, period, scope, *base, bucket), row)
+        for rnd, mv, pid, scored, best in c.missed:
+            self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
+                                c.day, scored, best))
+        for pid, name in c.people:
+            _, games = self.people.get(pid, (None, 0))
+            self.people[pid] = (name, games + 1)
+
+    def flush(self, db: Database) -> None:
+        """Add the batch to the tables (inside the caller's transaction) and start over."""
+        conn = db.conn
+        if self.players:
+            conn.executemany(_UPSERT_PLAYERS, [(*k, *v) for k, v in self.players.items()])
+        if self.rounds:
+            conn.executemany(_UPSERT_ROUNDS, [(*k, *v) for k, v in self.rounds.items()])
+        if self.hist:
+            conn.executemany(_UPSERT_HIST, [(*k, *v) for k, v in self.hist.items()])
+        if self.missed:
+            conn.executemany(
+                "INSERT INTO stats_missed (game, round, move, player, variant, frontend, "
+                "players, day, scored, best) VALUES (?,?,?,?,?,?,?,?,?,?)", self.missed)
+        if self.people:
+            conn.executemany(
+                "INSERT INTO stats_people (player, name, games) VALUES (?, ?, ?) "
+                "ON CONFLICT(player) DO UPDATE SET name = coalesce(excluded.name, name), "
+                "games = games + excluded.games",
+                [(pid, name, games) for pid, (name, games) in self.people.items()])
+        self.players, self.rounds, self.hist = {}, {}, {}
+        self.missed, self.people = [], {}
+
+
+def merge_into(target: dict[tuple[Any, ...], list[float]], key: tuple[Any, ...],
+           row: Sequence[float]) -> None:
+    have = target.get(key)
+    if have is None:
+        target[key] = list(row)
+    else:
+        for i, v in enumerate(row):
+            have[i] += v
+
+
+def _upsert(table: str, keys: Sequence[str], counters: Sequence[str]) -> str:
+    cols = [*keys, *counters]
+    return (
+        f"INSERT INTO {table} (" + ", ".join(f"[{c}]" for c in cols) + ") VALUES ("
+        + ", ".join("?" for _ in cols) + ") ON CONFLICT(" + ", ".join(keys)
+        + ") DO UPDATE SET " + ", ".join(f"[{c}] = [{c}] + excluded.[{c}]" for c in counters)
+    )
+
+
+_UPSERT_PLAYERS = _upsert("stats_players", (*storage.AGG_KEY, "player"),
+                          storage.PLAYER_COUNTERS)
+_UPSERT_ROUNDS = _upsert("stats_rounds", storage.AGG_KEY, storage.ROUND_COUNTERS)
+_UPSERT_HIST = _upsert("stats_hist", storage.HIST_KEY, storage.HIST_COUNTERS)
+
+
+def rebuild(db: Database, *, from_logs: bool = True, batch: int = 200,
+            progress: Callable[[int], None] | None = None) -> int:
+    """Make the statistics again for every stored game; returns the number of games.
+
+    With ``from_logs`` (the default) every game's facts are re-derived from its stored
+    log first (the ``players``, ``rounds`` and ``moves`` rows, as an import would write
+    them now): for when the facts' definitions change or a database predates them.
+    Without, the counters are made from the stored facts rows, which is much faster: for
+    when only the counters change. The tables are dropped and made again (their shape may
+    have changed), in the first transaction; then batches of games, one transaction
+    each, so the pages show partial figures while a rebuild runs.
+    """
+    with storage.write_transaction(db):
+        for table in storage.STATS_TABLES:
+            db.execute(f"DROP TABLE IF EXISTS [{table}]")
+        storage.create_stats_tables(db)
+    last = 0
+    done = 0
+    while True:
+        rows = db.execute(
+            "SELECT id, started_at, imported_at, frontend, status, ruleset, variant, preset"
+            + (", log" if from_logs else "")
+            + " FROM games WHERE id > ? ORDER BY id LIMIT ?", [last, batch]).fetchall()
+        if not rows:
+            break
+        last = rows[-1][0]
+        acc = Accumulator()
+        with storage.write_transaction(db):
+            stored = None if from_logs else facts_from_rows(db, rows[0][0], last)
+            for row in rows:
+                game = dict(zip(("id", "started_at", "imported_at", "frontend", "status",
+                                 "ruleset", "variant", "preset"), row[:8], strict=True))
+                if from_logs:
+                    facts = _refresh_facts(db, game, json.loads(row[8]))
+                else:
+                    facts = stored.get(game["id"]) if stored else None
+                acc.add(game["id"], contribution(game, facts))
+            acc.flush(db)
+        done += len(rows)
+        if progress is not None:
+            progress(len(rows))
+    return done
+
+
+def _refresh_facts(db: Database, game: dict[str, Any], doc: Any) -> Any:
+    """Re-derive one stored game's facts from its log and store them in place of the old."""
+    from recorder.analysis import analyse
+
+    _, facts = analyse(doc)
+    record = storage.build_record(doc, log="", answer={}, facts=facts, content_hash="")
+    storage.replace_facts(db, game["id"], record)
+    game["variant"] = record.game["variant"]
+    db.execute("UPDATE games SET variant = ? WHERE id = ?", [game["variant"], game["id"]])
+    return facts
+
+
+def facts_from_rows(db: Database, first: int, last: int) -> dict[int, Any]:
+    """The stored facts of games ``first``..``last``, as the analysis gave them at import."""
+    from recorder.analysis import GameFacts, MoveFact, PlayerFact, RoundFact
+
+    out: dict[int, GameFacts] = {}
+    span = [first, last]
+    for row in db.execute(
+            "SELECT game, seat, player_id, name, final_score, won, rounds_won, dominoes, "
+            "bonus_total, plays, draws, passes, bonus_points, bonus_plays FROM players "
+            "WHERE game BETWEEN ? AND ? ORDER BY game, seat", span):
+        out.setdefault(row[0], GameFacts()).players.append(PlayerFact(
+            row[1], row[2], row[3], row[4], bool(row[5]), row[6], row[7], row[8], row[9],
+            row[10], row[11], row[12] or 0, row[13] or 0))
+    for row in db.execute(
+            "SELECT game, round, opener, opening_tile, winners, points, bonus, blocked, "
+            "pips_left, ended_by, moves_count, draws, passes, boneyard_left, block_certain "
+            "FROM rounds WHERE game BETWEEN ? AND ? ORDER BY game, round", span):
+        out.setdefault(row[0], GameFacts()).rounds.append(RoundFact(
+            row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]),
+            json.loads(row[6]), bool(row[7]), json.loads(row[8]), row[9], row[10], row[11],
+            row[12], row[13], row[14]))
+    flag = _maybe_bool
+    for row in db.execute(
+            "SELECT game, round, move, player, action, tile, side, ms, legal_count, score, "
+            "best_score, forced, pips, best_pips, least_pips, double, double_choice, "
+            "next_stuck FROM moves WHERE game BETWEEN ? AND ? ORDER BY game, round, move",
+            span):
+        out.setdefault(row[0], GameFacts()).moves.append(MoveFact(
+            row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9],
+            row[10], bool(row[11]), row[12], row[13], row[14], flag(row[15]),
+            flag(row[16]), flag(row[17])))
+    return out
+
+
+def _maybe_bool(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading.
+
+
+@dataclass(frozen=True)
+class StatsFilter:
+    """The filters every stats URL takes; None is not applied. Dates are whole days."""
+
+    preset: str | None = None
+    variant: str | None = None
+    frontend: str | None = None
+    players: int | None = None
+    player: str | None = None
+    since: str | None = None
+    until: str | None = None
+
+    def applied(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+    def without_player(self) -> StatsFilter:
+        return StatsFilter(self.preset, self.variant, self.frontend, self.players, None,
+                           self.since, self.until)
+
+
+def _month_end(day: date) -> date:
+    return day.replace(day=calendar.monthrange(day.year, day.month)[1])
+
+
+def periods(since: str | None, until: str | None) -> list[tuple[str, str, str]]:
+    """(grain, first period, last period) ranges that cover the days since..until exactly.
+
+    No dates: the ``all`` grain. Otherwise the whole months inside the range at the month
+    grain, and the days before the first and after the last of them at the day grain.
+    """
+    if since is None and until is None:
+        return [("all", "", "")]
+    lo = date.fromisoformat(since) if since else date(1, 1, 1)
+    hi = date.fromisoformat(until) if until else date(9999, 12, 31)
+    if lo > hi:
+        return []
+    first = lo if lo.day == 1 else _month_end(lo) + timedelta(days=1)
+    last = hi if hi == _month_end(hi) else hi.replace(day=1) - timedelta(days=1)
+    out: list[tuple[str, str, str]] = []
+    if first <= last:
+        out.append(("month", first.isoformat()[:7], last.isoformat()[:7]))
+        if lo < first:
+            out.append(("day", lo.isoformat(), (first - timedelta(days=1)).isoformat()))
+        if hi > last:
+            out.append(("day", (last + timedelta(days=1)).isoformat(), hi.isoformat()))
+    else:
+        out.append(("day", lo.isoformat(), hi.isoformat()))
+    return out
+
+
+@dataclass
+class Reader:
+    """Sums of aggregate rows under one filter."""
+
+    db: Database
+    flt: StatsFilter
+
+    def variants(self) -> list[str]:
+        rows = self.db.execute(
+            "SELECT DISTINCT variant FROM stats_rounds WHERE grain = 'all'").fetchall()
+        return sorted(r[0] for r in rows)
+
+    def _where(self, *, player: str | None = None) -> tuple[str, list[Any]]:
+        """Conditions on the filter dimensions (the period is added per range).
+
+        ``player`` overrides the filter's player: ``""`` selects the rows of round-level
+        figures that count every round once (the ``stats_hist`` kinds kept per round).
+        """
+        f = self.flt
+        if player is None:
+            player = f.player
+        clauses: list[str] = []
+        params: list[Any] = []
+        if f.variant is not None:
+            clauses.append("variant = ?")
+            params.append(f.variant)
+        elif f.preset is not None:
+            chosen = [v for v in self.variants() if v.split(" ")[0] == f.preset]
+            clauses.append(f"variant IN ({', '.join('?' for _ in chosen)})" if chosen
+                           else "0")
+            params += chosen
+        if f.frontend is not None:
+            clauses.append("frontend = ?")
+            params.append(f.frontend)
+        if f.players is not None:
+            clauses.append("players = ?")
+            params.append(f.players)
+        if player is not None:
+            clauses.append("player = ?")
+            params.append(player)
+        return " AND ".join(clauses), params
+
+    def sums(self, table: str, columns: Sequence[str], group: Sequence[str] = (),
+             *, player: str | None = None, extra: str = "", extra_params: Sequence[Any] = (),
+             by_month: bool = False) -> dict[tuple[Any, ...], list[float]]:
+        """``SUM`` of ``columns`` grouped by ``group`` over every period range.
+
+        ``by_month`` groups by month as well (the first key): month rows by their period,
+        day rows by their month. It needs the month and day grains, so without dates the
+        whole time line is read at the month grain.
+        """
+        where, params = self._where(player=player)
+        if extra:
+            where = f"{where} AND {extra}" if where else extra
+            params = [*params, *extra_params]
+        ranges = periods(self.flt.since, self.flt.until)
+        if by_month and ranges == [("all", "", "")]:
+            ranges = [("month", "", "9999-12")]
+        out: dict[tuple[Any, ...], list[float]] = {}
+        cols = ", ".join(f"SUM([{c}])" for c in columns)
+        keys = [*(["substr(period, 1, 7)"] if by_month else []), *(f"[{g}]" for g in group)]
+        for grain, lo, hi in ranges:
+            cond = "grain = ? AND period BETWEEN ? AND ?"
+            cond_params: list[Any] = [grain, lo, hi]
+            sql = f"SELECT {', '.join([*keys, cols])} FROM {table} WHERE {cond}"
+            if where:
+                sql += f" AND {where}"
+            if keys:
+                sql += " GROUP BY " + ", ".join(keys)
+            for row in self.db.execute(sql, [*cond_params, *params]):
+                key = tuple(row[:len(keys)])
+                vals = [v or 0 for v in row[len(keys):]]
+                merge_into(out, key, vals)
+        return out
+
+    def total(self, table: str, columns: Sequence[str], **kw: Any) -> list[float]:
+        got = self.sums(table, columns, **kw)
+        return got.get((), [0.0] * len(columns))
+
+
+def _iter_metrics(counters: Mapping[str, float]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for metric in METRICS:
+        yield metric.key, metric_value(metric, counters)
+
+
+def player_metrics(reader: Reader) -> dict[str, dict[str, Any]]:
+    """Every player's counters and metrics under the reader's filter, by player id."""
+    cols = storage.METRIC_COUNTERS
+    grouped = reader.sums("stats_players", cols, ("player",))
+    out: dict[str, dict[str, Any]] = {}
+    for (pid,), vals in grouped.items():
+        counters = dict(zip(cols, vals, strict=True))
+        out[pid] = {"counters": counters, "metrics": dict(_iter_metrics(counters))}
+    return out
+
+
+def percentile_rank(value: float, population: Sequence[float]) -> float | None:
+    """Share of the population below ``value`` (ties count half), in percent."""
+    if not population:
+        return None
+    below = sum(1 for v in population if v < value)
+    equal = sum(1 for v in population if v == value)
+    return 100.0 * (below + 0.5 * equal) / len(population)
+
+
+def quantile(values: Sequence[float], q: float) -> float | None:
+    """The q-quantile by linear interpolation between order statistics."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def names(db: Database, ids: Iterable[str]) -> dict[str, str | None]:
+    """Each player's latest name, from the small table the import keeps."""
+    wanted = list(ids)
+    out: dict[str, str | None] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        rows = db.execute(
+            f"SELECT player, name FROM stats_people WHERE player IN "
+            f"({', '.join('?' for _ in chunk)})", chunk).fetchall()
+        out.update({r[0]: r[1] for r in rows})
+    return out
+
+
+def variant_label(key: str) -> str:
+    """``classic draw=one`` -> ``classic (draw: one)``."""
+    preset, _, rest = key.partition(" ")
+    if not rest:
+        return preset
+    return f"{preset} (" + ", ".join(p.replace("=", ": ", 1) for p in rest.split(" ")) + ")"
+
+
+def rules_of_variant(key: str) -> tuple[str, str]:
+    """(preset, draw policy) of a variant key, as the rules give them."""
+    preset, _, rest = key.partition(" ")
+    options: dict[str, Any] = {}
+    for part in rest.split(" ") if rest else []:
+        name, _, text = part.partition("=")
+        try:
+            options[name] = json.loads(text)
+        except ValueError:
+            options[name] = text
+    try:
+        rules = Ruleset.from_spec({"preset": preset, "options": options})
+    except RecorderError:
+        return preset, "?"
+    return preset, rules.draw

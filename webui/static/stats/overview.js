@@ -1,0 +1,48 @@
+// The statistics overview: a headline figure on each dashboard's card, and the list of
+// JSON URLs from GET /api/stats. Both follow the filters in the address.
+
+import {
+  API, el, fmtInt, fmtShare, getJSON, startPage, statsIndex, withQuery,
+} from "./common.js";
+
+function card(name, figure, detail) {
+  const box = document.querySelector(`[data-card="${name}"]`);
+  if (!box) return;
+  box.querySelector(".card-figure").textContent = figure;
+  box.querySelector(".card-detail").textContent = detail;
+}
+
+async function endpoints(params) {
+  const index = await statsIndex();
+  const list = document.getElementById("endpoints");
+  list.replaceChildren(...(index?.endpoints ?? []).map((e) => {
+    const url = withQuery(e.url, params);
+    // A URL template (".../<id>") is shown, not linked.
+    return el("li", {},
+      e.url.includes("<") ? el("code", {}, url) : el("a", { href: url }, url),
+      el("span", { class: "endpoint-title" }, ` ${e.title ?? ""}`),
+      e.description ? el("span", { class: "hint" }, `: ${e.description}`) : null);
+  }));
+}
+
+startPage({
+  // The overview's own numbers are the bonus dashboard's; blocked and players load beside.
+  api: (params) => withQuery(`${API}/bonus`, params),
+  isEmpty: (data) => !data.plays,
+  async render(bonus, { params }) {
+    card("bonus", fmtShare(bonus.share),
+      `of ${fmtInt(bonus.plays)} plays scored a bonus`);
+    const [blocked, players] = await Promise.all([
+      getJSON(withQuery(`${API}/blocked`, params)).catch(() => null),
+      getJSON(withQuery(`${API}/players`, params)).catch(() => null),
+      endpoints(params),
+    ]);
+    if (blocked) {
+      card("blocked", fmtShare(blocked.share), `of ${fmtInt(blocked.rounds)} rounds ended blocked`);
+    }
+    if (players) {
+      const n = (players.players ?? []).length;
+      card("players", fmtInt(n), `player${n === 1 ? "" : "s"} under these filters`);
+    }
+  },
+});
