@@ -186,26 +186,34 @@ def slice_of(path: Path, rounds: int) -> Path:
     return part
 
 
-def measure_import(part: Path, repeat: int) -> dict[bool, float]:
-    """Best rounds/s of an in-process import into a new file, with and without aggregates."""
+def measure_import(part: Path, repeat: int) -> dict[bool, tuple[float, float]]:
+    """Best (CPU, wall) rounds/s of an in-process import into a new file, with and without
+    the aggregates, interleaved.
+
+    The verdict is on CPU time (``time.process_time``: this process, SQLite included, since
+    it runs in process): on a shared machine the wall clock mostly measures the neighbours.
+    """
     from recorder import storage
     from recorder.ingest import Importer, iter_sources
 
     rounds = sum(line.count('"moves":') for line in part.open(encoding="utf-8"))
-    best = {True: 0.0, False: 0.0}
+    best = {True: (0.0, 0.0), False: (0.0, 0.0)}
     with tempfile.TemporaryDirectory(dir=OUT) as tmp:
         for i in range(repeat):
             for aggregates in (False, True):
                 db = storage.connect(Path(tmp) / f"import-{i}-{aggregates}.db")
                 importer = Importer(db, aggregates=aggregates)
-                started = time.perf_counter()
+                cpu, wall = time.process_time(), time.perf_counter()
                 for _ in importer.run(iter_sources([str(part)])):
                     pass
-                rate = rounds / (time.perf_counter() - started)
+                cpu_rate = rounds / (time.process_time() - cpu)
+                wall_rate = rounds / (time.perf_counter() - wall)
                 db.close()
-                best[aggregates] = max(best[aggregates], rate)
+                best[aggregates] = (max(best[aggregates][0], cpu_rate),
+                                    max(best[aggregates][1], wall_rate))
                 print(f"  import {'with' if aggregates else 'without'} aggregates: "
-                      f"{rate:,.0f} rounds/s", file=sys.stderr)
+                      f"{cpu_rate:,.0f} rounds per CPU second, {wall_rate:,.0f} rounds/s",
+                      file=sys.stderr)
     return best
 
 
@@ -254,10 +262,14 @@ def main(argv: list[str] | None = None) -> int:
 def compare_imports(path: Path, args: argparse.Namespace) -> int:
     part = slice_of(path, args.import_rounds)
     best = measure_import(part, args.import_repeat)
-    slower = 1 - best[True] / best[False]
-    print(f"\nimport of {part.name}, best of {args.import_repeat}: "
-          f"{best[False]:,.0f} rounds/s without aggregates, {best[True]:,.0f} with: "
-          f"{slower:.1%} slower (target <= 20%): {'met' if slower <= 0.2 else 'NOT met'}")
+    (cpu_without, wall_without), (cpu_with, wall_with) = best[False], best[True]
+    slower = 1 - cpu_with / cpu_without
+    print(f"\nimport of {part.name}, best of {args.import_repeat}:")
+    print("| import | rounds per CPU second | rounds/s (wall) |\n|---|---|---|")
+    print(f"| without aggregates | {cpu_without:,.0f} | {wall_without:,.0f} |")
+    print(f"| with aggregates | {cpu_with:,.0f} | {wall_with:,.0f} |")
+    print(f"\nwith aggregates: {slower:.1%} slower in CPU time (target <= 20%): "
+          f"{'met' if slower <= 0.2 else 'NOT met'}")
     return 0
 
 

@@ -525,29 +525,45 @@ def _month_end(day: date) -> date:
     return day.replace(day=calendar.monthrange(day.year, day.month)[1])
 
 
-def periods(since: str | None, until: str | None) -> list[tuple[str, str, str]]:
-    """(grain, first period, last period) ranges that cover the days since..until exactly.
+def periods(since: str | None, until: str | None) -> list[tuple[str, str, str, int]]:
+    """(grain, first period, last period, sign) ranges whose signed sum is since..until.
 
     No dates: the ``all`` grain. Otherwise the whole months inside the range at the month
-    grain, and the days before the first and after the last of them at the day grain.
+    grain; a part of a month at the edges is its days at the day grain, or, when it is
+    more than half of the month, the month minus the days outside it (fewer rows to sum,
+    and the counters are additive, so the difference is exact).
     """
     if since is None and until is None:
-        return [("all", "", "")]
+        return [("all", "", "", 1)]
     lo = date.fromisoformat(since) if since else date(1, 1, 1)
     hi = date.fromisoformat(until) if until else date(9999, 12, 31)
     if lo > hi:
         return []
     first = lo if lo.day == 1 else _month_end(lo) + timedelta(days=1)
     last = hi if hi == _month_end(hi) else hi.replace(day=1) - timedelta(days=1)
-    out: list[tuple[str, str, str]] = []
+    out: list[tuple[str, str, str, int]] = []
+    parts: list[tuple[date, date]] = []
     if first <= last:
-        out.append(("month", first.isoformat()[:7], last.isoformat()[:7]))
+        out.append(("month", first.isoformat()[:7], last.isoformat()[:7], 1))
         if lo < first:
-            out.append(("day", lo.isoformat(), (first - timedelta(days=1)).isoformat()))
+            parts.append((lo, first - timedelta(days=1)))
         if hi > last:
-            out.append(("day", (last + timedelta(days=1)).isoformat(), hi.isoformat()))
+            parts.append((last + timedelta(days=1), hi))
     else:
-        out.append(("day", lo.isoformat(), hi.isoformat()))
+        end = min(hi, _month_end(lo))
+        parts.append((lo, end))
+        if end < hi:
+            parts.append((end + timedelta(days=1), hi))
+    for a, b in parts:
+        start, stop = a.replace(day=1), _month_end(a)
+        if (b - a).days + 1 > ((stop - start).days + 1) / 2:
+            out.append(("month", a.isoformat()[:7], a.isoformat()[:7], 1))
+            if start < a:
+                out.append(("day", start.isoformat(), (a - timedelta(days=1)).isoformat(), -1))
+            if b < stop:
+                out.append(("day", (b + timedelta(days=1)).isoformat(), stop.isoformat(), -1))
+        else:
+            out.append(("day", a.isoformat(), b.isoformat(), 1))
     return out
 
 
@@ -607,12 +623,12 @@ class Reader:
             where = f"{where} AND {extra}" if where else extra
             params = [*params, *extra_params]
         ranges = periods(self.flt.since, self.flt.until)
-        if by_month and ranges == [("all", "", "")]:
-            ranges = [("month", "", "9999-12")]
+        if by_month and ranges == [("all", "", "", 1)]:
+            ranges = [("month", "", "9999-12", 1)]
         out: dict[tuple[Any, ...], list[float]] = {}
         cols = ", ".join(f"SUM([{c}])" for c in columns)
         keys = [*(["substr(period, 1, 7)"] if by_month else []), *(f"[{g}]" for g in group)]
-        for grain, lo, hi in ranges:
+        for grain, lo, hi, sign in ranges:
             cond = "grain = ? AND period BETWEEN ? AND ?"
             cond_params: list[Any] = [grain, lo, hi]
             sql = f"SELECT {', '.join([*keys, cols])} FROM {table} WHERE {cond}"
@@ -622,8 +638,10 @@ class Reader:
                 sql += " GROUP BY " + ", ".join(keys)
             for row in self.db.execute(sql, [*cond_params, *params]):
                 key = tuple(row[:len(keys)])
-                vals = [v or 0 for v in row[len(keys):]]
+                vals = [sign * (v or 0) for v in row[len(keys):]]
                 merge_into(out, key, vals)
+        if len(ranges) > 1:  # what a subtraction left at nothing was not in the range
+            out = {k: v for k, v in out.items() if any(abs(x) > 1e-9 for x in v)}
         return out
 
     def total(self, table: str, columns: Sequence[str], **kw: Any) -> list[float]:

@@ -372,21 +372,24 @@ STATS_TABLES = ("stats_players", "stats_rounds", "stats_hist", "stats_missed",
                 "stats_people")
 
 
+def _counter_table(db: Database, name: str, keys: Sequence[str],
+                   counters: Sequence[str]) -> None:
+    """A table of counters clustered by its key (``WITHOUT ROWID``): a range of periods is
+    then one contiguous read, not a lookup per row."""
+    columns = [f"[{k}] INTEGER NOT NULL" if k == "players" else f"[{k}] TEXT NOT NULL"
+               for k in keys]
+    columns += [f"[{c}] FLOAT NOT NULL DEFAULT 0" for c in counters]
+    db.execute(
+        f"CREATE TABLE IF NOT EXISTS [{name}] ({', '.join(columns)}, "
+        f"PRIMARY KEY ({', '.join(f'[{k}]' for k in keys)})) WITHOUT ROWID"
+    )
+
+
 def create_stats_tables(db: Database) -> None:
     """The statistics' tables (a rebuild drops and makes them again, shape included)."""
-    db.table("stats_players").create(
-        {**{c: str for c in AGG_KEY}, "players": int, "player": str,
-         **{c: float for c in PLAYER_COUNTERS}},
-        pk=(*AGG_KEY, "player"), if_not_exists=True,
-    )
-    db.table("stats_rounds").create(
-        {**{c: str for c in AGG_KEY}, "players": int, **{c: int for c in ROUND_COUNTERS}},
-        pk=AGG_KEY, if_not_exists=True,
-    )
-    db.table("stats_hist").create(
-        {**{c: str for c in HIST_KEY}, "players": int, **{c: float for c in HIST_COUNTERS}},
-        pk=HIST_KEY, if_not_exists=True,
-    )
+    _counter_table(db, "stats_players", (*AGG_KEY, "player"), PLAYER_COUNTERS)
+    _counter_table(db, "stats_rounds", AGG_KEY, ROUND_COUNTERS)
+    _counter_table(db, "stats_hist", HIST_KEY, HIST_COUNTERS)
     db.table("stats_missed").create(
         {"id": int, "game": int, "round": int, "move": int, "player": str, "variant": str,
          "frontend": str, "players": int, "day": str, "scored": float, "best": float},
