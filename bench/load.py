@@ -25,7 +25,6 @@ import json
 import os
 import platform
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,6 +40,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from server import start_server  # noqa: E402
 
 POOL = 40
 """Distinct simulated games; each upload sends one under a new game_id (a new game)."""
@@ -62,35 +63,6 @@ class Tally:
         with self.lock:
             self.latencies[kind].append(seconds)
             self.statuses[status] += 1
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(db: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
-    """waitress with the app on 127.0.0.1; returns the process and its URL."""
-    port = free_port()
-    env = {**os.environ, "RECORDER_DB": str(db),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
-         f"--threads={threads}", "--connection-limit=200", "--call", "webui:create_app"],
-        cwd=db.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise TimeoutError("the server did not start")
 
 
 def request(tally: Tally, kind: str, url: str, *, data: bytes | None = None,
@@ -190,7 +162,7 @@ def run(*, uploaders: int, readers: int, seconds: float, threads: int,
     _, token = create_token(db, "load")
     db.close()
     pool = make_pool(POOL)
-    proc, url = start_server(db_path, threads)
+    proc, url = start_server(db_path, threads=threads, extra=["--connection-limit=200"])
     tally = Tally()
     try:
         until = time.monotonic() + seconds

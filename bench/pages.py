@@ -15,12 +15,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 from importlib import resources
@@ -28,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from server import start_server  # noqa: E402
 
 from recorder import ingest, storage  # noqa: E402
 from recorder.simulate import simulate_game  # noqa: E402
@@ -56,23 +55,6 @@ def fill(db_path: Path, games: int) -> None:
     db.close()
 
 
-def serve(db_path: Path) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {"RECORDER_DB": str(db_path), "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen([sys.executable, "-m", "waitress", "--host=127.0.0.1",
-                             f"--port={port}", "--call", "webui:create_app"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(300):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    return proc, f"http://127.0.0.1:{port}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, help="an existing database (default: a fresh one)")
@@ -89,7 +71,7 @@ def main() -> None:
             fill(db_path, args.games)
         plotly = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
         print(f"plotly.js: {len(plotly):,} bytes, {len(gzip.compress(plotly, 6)):,} gzipped")
-        proc, url = serve(db_path)
+        proc, url = start_server(db_path)
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path="/usr/bin/chromium",

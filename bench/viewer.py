@@ -26,9 +26,7 @@ import argparse
 import json
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +36,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from server import start_server  # noqa: E402
 
 from recorder import ingest, storage  # noqa: E402
 from recorder.frames import build_frames  # noqa: E402
@@ -67,33 +67,6 @@ def sample_docs() -> list[dict[str, Any]]:
 
 def moves_of(doc: dict[str, Any]) -> int:
     return sum(len(r["moves"]) for r in doc["rounds"])
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(db_path: Path, cwd: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "RECORDER_DB"}
-    env["RECORDER_DB"] = str(db_path)
-    env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
-         "--threads=4", "--call", "webui:create_app"],
-        cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("the server did not start")
 
 
 def stats(values: list[float]) -> dict[str, float]:
@@ -157,7 +130,7 @@ def main() -> None:
         _, outcomes = ingest.import_upload(db, body)
         db.close()
         ids = {o.game_id: o.id for o in outcomes}
-        proc, base = start_server(db_path, Path(tmp))
+        proc, base = start_server(db_path)
         try:
             replay_url = f"{base}/games/{ids[bench_doc['game_id']]}"
             with sync_playwright() as p:
