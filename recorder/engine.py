@@ -225,7 +225,35 @@ class Round:
 
     rules: Ruleset
     tiles: TileSet
+    players: int
+    deal: Deal
     hands: list[int]
+    boneyard: tuple[int, ...]
+    drawn: int
+    value: list[int]
+    dbl: list[bool]
+    covered: list[bool]
+    arms_open: bool
+    opener_double: bool
+    spinner: bool
+    open_mask: int
+    drew: bool
+    bonus: list[int]
+    last_player: int
+    last_play: int
+    moves: int
+    board: list[tuple[int, int, int]]
+    shut: list[bool]
+    shut_pips: int
+    closed_tiles: list[int]
+    pot: int
+    target_from: tuple[Fraction | int, ...] | None
+    result: RoundResult | None
+    _stock_limit: int
+    openers: tuple[int, ...]
+    opening_kind: int
+    turn: int
+    phase: str
 
     @classmethod
     def start(cls, rules: Ruleset, players: int, deal: Deal, stream: Stream | None, *,
@@ -237,7 +265,7 @@ class Round:
         the match scores before the round (``target_check: play`` ends the game when a
         play reaches the target) and ``pot`` the pips a tie left (``tie_pot``).
         """
-        self = cls.__new__(cls)
+        self = cls()
         self.rules = rules
         self.tiles = tile_set(rules.max_pip, rules.sets)
         self.players = players
@@ -253,17 +281,17 @@ class Round:
         self.spinner = False
         self.open_mask = 0
         self.drew = False
-        self.bonus: list[int] = [0] * players
+        self.bonus = [0] * players
         self.last_player = -1
         self.last_play = -1
         self.moves = 0
         #: tiles in the order placed: (inner half, outer half, end index; -1 the opening)
-        self.board: list[tuple[int, int, int]] = []
+        self.board = []
         #: ends closed for good: a closed double on it, or a spinner side past its arms
         self.shut = [False, False, False, False]
         self.shut_pips = 0  # both halves of every closed double: they still count
         #: positions in ``board`` of the doubles played closed
-        self.closed_tiles: list[int] = []
+        self.closed_tiles = []
         self.pot = pot
         self.target_from = (
             tuple(scores) if scores is not None and rules.target_check == "play" else None
@@ -273,7 +301,7 @@ class Round:
         self._stock_limit = (
             len(deal.boneyard) - rules.stock_floor if rules.draw != "none" else 0
         )
-        self.openers: tuple[int, ...] = ()
+        self.openers = ()
         self.opening_kind = -1  # -1: any tile
         self.turn = 0
         self.phase = OPENING
@@ -336,17 +364,28 @@ class Round:
         return -1
 
     def copy(self) -> Round:
-        other = Round.__new__(Round)
-        for name in Round.__slots__:
-            setattr(other, name, getattr(self, name))
+        other = Round()
+        other.rules, other.tiles, other.players, other.deal = (
+            self.rules, self.tiles, self.players, self.deal)
         other.hands = list(self.hands)
+        other.boneyard, other.drawn = self.boneyard, self.drawn
         other.value = list(self.value)
         other.dbl = list(self.dbl)
         other.covered = list(self.covered)
+        other.arms_open, other.opener_double, other.spinner = (
+            self.arms_open, self.opener_double, self.spinner)
+        other.open_mask, other.drew = self.open_mask, self.drew
         other.bonus = list(self.bonus)
+        other.last_player, other.last_play, other.moves = (
+            self.last_player, self.last_play, self.moves)
         other.board = list(self.board)
         other.shut = list(self.shut)
+        other.shut_pips = self.shut_pips
         other.closed_tiles = list(self.closed_tiles)
+        other.pot, other.target_from, other.result = self.pot, self.target_from, self.result
+        other._stock_limit = self._stock_limit
+        other.openers, other.opening_kind = self.openers, self.opening_kind
+        other.turn, other.phase = self.turn, self.phase
         return other
 
     # ------------------------------------------------------------------ queries
@@ -633,7 +672,7 @@ class Round:
         """
         if seat == self.turn and self.phase is PLAY and type(seat) is int:
             if action == "play":
-                hit = self.tiles.lookup.get(tile)  # type: ignore[arg-type]
+                hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
                 if hit is not None:
                     kind, a, b = hit
                     if self.hands[seat] & self.tiles.kind_mask[kind]:
@@ -651,7 +690,7 @@ class Round:
                                     self._commit(seat, "play", kind, a, e)
                                     return
                         else:
-                            e = END_INDEX.get(end, -1)  # type: ignore[arg-type]
+                            e = END_INDEX.get(end, -1)  # type: ignore[call-overload]
                             if e >= 0:
                                 v = value[e]
                                 if v >= 0 and (v == a or v == b):
@@ -663,7 +702,7 @@ class Round:
                         if tile is None:
                             self._commit(seat, "draw", 0, 0, 0)
                             return
-                        hit = self.tiles.lookup.get(tile)  # type: ignore[arg-type]
+                        hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
                         if hit is not None and hit[0] == self.tiles.phys_kind[
                                 self.boneyard[self.drawn]]:
                             self._commit(seat, "draw", 0, 0, 0)

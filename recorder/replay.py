@@ -72,9 +72,9 @@ class Game:
     unfinished_round: int = 0  # 1-based number of a round cut off in the middle
 
 
-def number(x: Fraction | int) -> int | float:
+def number(x: Fraction | int | float) -> int | float:
     """A point figure as plain JSON: whole numbers stay ints, the rest full floats."""
-    if type(x) is int:
+    if type(x) is int or isinstance(x, float):
         return x
     if x.denominator == 1:
         return int(x)
@@ -318,7 +318,7 @@ def scores_part(doc: dict[str, Any], rounds: list[dict[str, Any]],
             value = claim.get(field)
             usable = isinstance(value, list) and len(value) == n and all(
                 isinstance(x, int | float) and not isinstance(x, bool) for x in value)
-            theirs = value if usable else mine
+            theirs = value if usable and isinstance(value, list) else mine
             for p in range(n):
                 claimed_total[p] += theirs[p]
                 computed_total[p] += mine[p]
