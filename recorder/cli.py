@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+import recorder
 from recorder.cli_service import register as register_service
 from recorder.errors import (
     InputError,
@@ -103,7 +104,8 @@ class _Inputs:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="domino-recorder")
+@click.version_option(package_name="domino-recorder",
+                      message=f"%(prog)s %(version)s\n{recorder.build_text()}")
 def main() -> None:
     """Record, verify and replay domino games written as domino-log/1.
 
