@@ -23,22 +23,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Final
 
 from recorder.errors import DealError, IllegalMove
 from recorder.rules import Ruleset
 from recorder.shuffle import Stream, shuffle
 from recorder.tiles import TileSet, tile_set
 
-END_NAMES = ("left", "right", "up", "down")
-END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
-LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
-MAX_REDEALS = 1000
+# Final: the compiled core reads these as C constants, not as module globals
+END_NAMES: Final = ("left", "right", "up", "down")
+END_INDEX: Final = {name: i for i, name in enumerate(END_NAMES)}
+LEFT: Final = 0
+RIGHT: Final = 1
+UP: Final = 2
+DOWN: Final = 3
+MAX_REDEALS: Final = 1000
 
 # round phases
-DRAW_FOR_DOUBLE = "draw-for-double"
-OPENING = "opening"
-PLAY = "play"
-OVER = "over"
+DRAW_FOR_DOUBLE: Final = "draw-for-double"
+OPENING: Final = "opening"
+PLAY: Final = "play"
+OVER: Final = "over"
 
 
 @dataclass(frozen=True, slots=True)
@@ -670,7 +675,7 @@ class Round:
         draw or pass with nothing playable) and hands anything else to
         :meth:`apply`, so every refusal still comes from :meth:`check`.
         """
-        if seat == self.turn and self.phase is PLAY and type(seat) is int:
+        if type(seat) is int and seat == self.turn and self.phase is PLAY:
             if action == "play":
                 hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
                 if hit is not None:
