@@ -477,15 +477,31 @@ class Round:
 
         What the statistics store for every move, without building the moves.
         """
+        count, bonus, _ = self.choices(seat)
+        return count, bonus
+
+    def choices(self, seat: int) -> tuple[int, int, list[int]]:
+        """:meth:`options`, and the kinds of tile among ``seat``'s legal plays, in one pass.
+
+        The import asks all three for every move; the plays are found once.
+        """
         plays = self._plays(seat)
-        bonus = max((self._bonus_after(k, e) for k, e in plays), default=0) \
-            if self.rules.bonus else 0
+        bonus = 0
+        if self.rules.bonus:
+            for k, e in plays:
+                bonus = max(bonus, self._bonus_after(k, e))
+        kinds: list[int] = []
+        for k, _ in plays:
+            if not kinds or kinds[-1] != k:  # plays come grouped by kind
+                kinds.append(k)
         if self.phase == PLAY and seat == self.turn:
             if self.rules.closed_doubles and self._may_close():  # a double: open or closed
-                return len(plays) + sum(self.tiles.kind_is_double[k] for k, _ in plays) \
-                    or 1, bonus
-            return len(plays) or 1, bonus  # no play: exactly one of draw or pass
-        return len(self.legal_moves(seat)), bonus
+                doubles = 0
+                for k, _ in plays:
+                    doubles += self.tiles.kind_is_double[k]
+                return len(plays) + doubles or 1, bonus, kinds
+            return len(plays) or 1, bonus, kinds  # no play: exactly one of draw or pass
+        return len(self.legal_moves(seat)), bonus, kinds
 
     def open_end_sum(self) -> int:
         """The open-end count of the bonus rule (docs/rules.md, "The bonus")."""
