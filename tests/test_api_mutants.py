@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 from conftest import json_lines, make_game
 
+from recorder.errors import TooLarge
+from recorder.parse import Limits, iter_documents
+from webui import create_app
 from webui.api import FramesCache
 
 
@@ -21,6 +24,7 @@ def jsonl(docs: list[dict[str, Any]]) -> bytes:
 def four(client: Any, auth: dict[str, str]) -> list[dict[str, Any]]:
     """Four stored games (ids 1 to 4, in this order)."""
     docs = [make_game(i) for i in range(4)]
+    docs[2]["game_id"] = "partie-é"  # streamed as UTF-8, as every answer is
     answer = client.post("/api/games", data=jsonl(docs), headers=auth).get_json()
     assert [g["id"] for g in answer["data"]["games"]] == [1, 2, 3, 4]
     return docs
@@ -74,8 +78,13 @@ def test_the_stream_starts_after_its_cursor_in_either_order(
     assert streamed("cursor=2") == [3, 4]
     assert streamed("order=desc") == [4, 3, 2, 1]
     assert streamed("order=desc&cursor=3") == [2, 1]
-    logs = client.get("/api/games?format=logs&order=desc&cursor=4").get_data(as_text=True)
+    raw = client.get("/api/games?format=logs&order=desc&cursor=4").get_data()
+    assert "partie-é".encode() in raw
+    logs = raw.decode()
     assert json_lines(logs) == [four[2], four[1], four[0]]
+    assert "partie-é".encode() in client.get("/api/games?format=jsonl").get_data()
+    # one compact line per log: what `recorder import` reads back, no larger than needed
+    assert logs.splitlines()[0] == json.dumps(four[2], ensure_ascii=False, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("path", ["/api/games/99", "/api/games/99/log",
@@ -117,9 +126,58 @@ def test_a_partial_failure_answers_500_with_its_sentence(
 
 
 def test_the_frames_cache_holds_exactly_its_budget() -> None:
+    """The cache's byte count stays exact through replacing and dropping answers (it is
+    the bound on the memory the service spends on frames)."""
     cache = FramesCache()
     cache.put(("db", 1, "a"), b"x" * 60, 100)
     cache.put(("db", 2, "b"), b"y" * 40, 100)  # 100 bytes: exactly the budget, both kept
     assert cache.get(("db", 1, "a")) == b"x" * 60
     assert cache.get(("db", 2, "b")) == b"y" * 40
+    cache.put(("db", 2, "b"), b"y" * 40, 100)  # the same answer again counts once
+    assert cache.get(("db", 1, "a")) == b"x" * 60
+
+    whole = FramesCache()
+    whole.put(("db", 1, "a"), b"x" * 100, 100)  # exactly the budget: kept
+    assert whole.get(("db", 1, "a")) == b"x" * 100
+
+    rolling = FramesCache()
+    for key, size in (("a", 50), ("b", 40), ("c", 30)):  # 120: a goes, 70 are left
+        rolling.put(("db", 0, key), b"z" * size, 100)
+    assert rolling.get(("db", 0, "a")) is None
+    rolling.put(("db", 0, "d"), b"z" * 45, 100)  # 115: b goes (c was not read since)
+    assert rolling.get(("db", 0, "b")) is None
+    assert rolling.get(("db", 0, "c")) is not None and rolling.get(("db", 0, "d")) is not None
+
+
+@pytest.mark.parametrize(("body", "index", "message"), [
+    (jsonl([make_game(1)]), 1, "there is no document 1: the body holds 1 document (index 0)"),
+    (jsonl([make_game(1), make_game(2)]), 2,
+     "there is no document 2: the body holds 2 documents (index 0 to 1)"),
+    (jsonl([make_game(1), make_game(2), make_game(3)]), 7,
+     "there is no document 7: the body holds 3 documents (index 0 to 2)"),
+])
+def test_frames_of_a_body_say_which_documents_it_holds(
+        client: Any, body: bytes, index: int, message: str) -> None:
+    error = error_of(client.post(f"/api/frames?index={index}", data=body), 400)
+    assert error == {"code": "input/no-such-document", "message": message}
+
+
+def test_frames_of_an_unreadable_document_give_its_own_error(client: Any) -> None:
+    body = jsonl([make_game(1)]) + b'{"format": \n' + jsonl([make_game(2)])
+    expected = [p.error for p in iter_documents(body, limits=Limits())]
+    assert expected[0] is None and expected[1] is not None
+    error = error_of(client.post("/api/frames?index=1", data=body), 400)
+    assert error == {"code": expected[1].code, "message": expected[1].message}
+    assert client.post("/api/frames?index=2", data=body).status_code == 200
+
+
+def test_frames_of_a_body_over_the_servers_limits_get_413(tmp_path: Any) -> None:
+    limits = Limits(max_input_bytes=2000)
+    body = json.dumps([make_game(1), make_game(2)]).encode()
+    with pytest.raises(TooLarge) as refused:
+        list(iter_documents(body, limits=limits))
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "r.db"),
+                      "PARSE_LIMITS": limits})
+    error = error_of(app.test_client().post("/api/frames", data=body), 413)
+    assert error == {"code": refused.value.code, "message": refused.value.message}
 
