@@ -181,3 +181,34 @@ def test_frames_of_a_body_over_the_servers_limits_get_413(tmp_path: Any) -> None
     error = error_of(app.test_client().post("/api/frames", data=body), 413)
     assert error == {"code": refused.value.code, "message": refused.value.message}
 
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ("limit=0", "limit must be between 1 and 1000, not 0"),
+    ("limit=1001", "limit must be between 1 and 1000, not 1001"),
+    ("players=101", "players must be between 1 and 100, not 101"),
+    ("cursor=-1", "cursor must be at least 0, not -1"),
+    ("limit=ten", "limit must be a whole number, not 'ten'"),
+])
+def test_a_number_out_of_its_range_says_the_range(client: Any, db: Any, query: str,
+                                                  message: str) -> None:
+    assert error_of(client.get(f"/api/games?{query}"), 400) == {
+        "code": "query/invalid", "message": message}
+
+
+def test_the_ends_of_a_range_are_allowed(client: Any, four: list[dict[str, Any]]) -> None:
+    assert ids(client.get("/api/games?limit=1000")) == [1, 2, 3, 4]
+    assert ids(client.get("/api/games?limit=1")) == [1]
+    assert ids(client.get("/api/games?players=100")) == []
+    assert ids(client.get("/api/games?cursor=0&limit=2")) == [1, 2]
+
+
+def test_errors_are_utf8_and_a_401_names_its_scheme(client: Any, db: Any) -> None:
+    response = client.get("/api/games?status=fini")
+    assert error_of(response, 400)["message"].endswith("not 'fini' (invalid games are "
+                                                       "never stored)")
+    response = client.get("/api/games?preset=x&status=é")
+    assert "not 'é'".encode() in response.get_data()  # not \\u00e9
+    response = client.post("/api/games", data=b"{}")
+    assert error_of(response, 401)["code"] == "auth/missing-token"
+    assert response.headers["WWW-Authenticate"] == 'Bearer realm="recorder"'
