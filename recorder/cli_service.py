@@ -15,7 +15,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -138,9 +138,10 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
             "no such file or folder: " + ", ".join(missing), param_hint="PATHS"
         )
     unreadable = failed = False
-    with open_db(db_path) as db, worker_failure():
-        importer, outcomes = import_paths(db, paths, batch_size=batch_size,
-                                          workers=resolve_workers(workers))
+    with open_db(db_path) as db, worker_failure(), ExitStack() as stack:
+        importer, all_outcomes = import_paths(db, paths, batch_size=batch_size,
+                                              workers=resolve_workers(workers))
+        outcomes = stack.enter_context(closing(all_outcomes))
         if as_json:
             for outcome in outcomes:
                 unreadable |= outcome.index is None and outcome.status == REFUSED

@@ -396,18 +396,27 @@ class Importer:
         return self.store(self._prepare(source, parsed) for source, parsed in items)
 
     def store(self, prepared: Iterable[_Pending]) -> Iterator[Outcome]:
-        """Store documents prepared here or by workers, in their order, by batches."""
+        """Store documents prepared here or by workers, in their order, by batches.
+
+        Whatever way this ends (done, failed, or closed by its reader), ``prepared`` is
+        closed now, so that worker processes stop at once, not at the program's exit.
+        """
         batch: list[_Pending] = []
         rounds = 0
-        for pending in prepared:
-            batch.append(pending)
-            if pending.record is not None:
-                rounds += len(pending.record.rounds) or 1
-            if len(batch) >= self.batch_size or rounds >= self.batch_rounds:
+        try:
+            for pending in prepared:
+                batch.append(pending)
+                if pending.record is not None:
+                    rounds += len(pending.record.rounds) or 1
+                if len(batch) >= self.batch_size or rounds >= self.batch_rounds:
+                    yield from self._commit(batch)
+                    batch, rounds = [], 0
+            if batch:
                 yield from self._commit(batch)
-                batch, rounds = [], 0
-        if batch:
-            yield from self._commit(batch)
+        finally:
+            close = getattr(prepared, "close", None)
+            if close is not None:
+                close()
 
     def _prepare(self, source: str | None, parsed: ParsedLike) -> _Pending:
         """Everything that needs no lock: identity, pre-checks, the replay, the rows.
@@ -603,8 +612,19 @@ def import_paths(
         initargs=(path, importer.uploaded_by, importer.aggregates, _limits_args(lim)),
         method=method,
     )
-    prepared = (_pending_from_wire(w) for chunk in results for w in chunk)
-    return importer, importer.store(prepared)
+    return importer, importer.store(_unwired(results))
+
+
+def _unwired(results: Iterator[list[_WireItem]]) -> Iterator[_Pending]:
+    """The workers' answers, in order; closing this stops the workers."""
+    try:
+        for chunk in results:
+            for item in chunk:
+                yield _pending_from_wire(item)
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
 
 
 def database_file(db: Database) -> str | None:

@@ -101,18 +101,12 @@ def ordered_map(
         for chunk in chunks:
             window.append(pool.submit(fn, chunk))
             if len(window) >= limit:
-                yield _result(window.popleft())
+                yield window.popleft().result()
         while window:
-            yield _result(window.popleft())
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _result(future: Future[R]) -> R:
-    try:
-        return future.result()
+            yield window.popleft().result()
     except BrokenProcessPool as exc:
         raise WorkerFailed(
             "a worker process stopped without answering (was it killed, or out of "
             "memory?)") from exc
-
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
