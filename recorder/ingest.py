@@ -152,13 +152,25 @@ class Tally:
 # Identity.
 
 
+_TILE_FORMS: dict[str, str] = {}
+"""Tile texts seen, and their low-high form: a log names the same few dozen tiles again and
+again, so most are a dictionary lookup (bounded: a hostile log cannot grow it)."""
+
+
 def normalize_tile(value: Any) -> Any:
     """``"6-3"`` -> ``"3-6"``: a tile written either way is the same tile."""
     if isinstance(value, str):
+        known = _TILE_FORMS.get(value)
+        if known is not None:
+            return known
+        fixed = value
         low, sep, high = value.partition("-")
         if sep and low.isdigit() and high.isdigit():
             a, b = int(low), int(high)
-            return f"{a}-{b}" if a <= b else f"{b}-{a}"
+            fixed = f"{a}-{b}" if a <= b else f"{b}-{a}"
+        if len(value) <= 8 and len(_TILE_FORMS) < 4096:
+            _TILE_FORMS[value] = fixed
+        return fixed
     return value
 
 
