@@ -3,6 +3,7 @@
 
     python3 dev.py serve     # venv + install + the service on http://127.0.0.1:5000
     python3 dev.py test      # venv + install (+ engines, Chromium) + the whole test suite,
+                             # the rules suite again on the pure-Python engine,
                              # then the JavaScript client's tests with node
 
 It needs nothing but Python 3.11+. The virtual environment lives in ``.venv``;
@@ -39,13 +40,38 @@ def ensure_venv(extras: str) -> None:
     if not PY.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)
     stamp = VENV / f".installed-{extras or 'base'}"
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    digest = build_digest()
     if stamp.exists() and stamp.read_text() == digest:
         return
     run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     target = f".[{extras}]" if extras else "."
     run(PY, "-m", "pip", "install", "--quiet", "-e", target)
     stamp.write_text(digest)
+    report_build()
+
+
+def build_digest() -> str:
+    """What an install depends on: the project file, and the sources mypyc compiles.
+
+    An edited engine module is rebuilt on the next run (until then the package runs
+    that module's pure-Python source, never a stale extension: recorder/_core.py).
+    """
+    h = hashlib.sha256()
+    for path in ["pyproject.toml", "setup.py", *sorted(
+            str(p.relative_to(ROOT)) for p in (ROOT / "recorder").glob("*.py"))]:
+        h.update(path.encode() + b"\0" + (ROOT / path).read_bytes())
+    return h.hexdigest()
+
+
+def report_build() -> None:
+    """The one line that says whether the engine was compiled, and what it costs if not."""
+    out = subprocess.run([str(PY), "-c", "import recorder; print(recorder.build_text())"],
+                         cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
+    if "compiled" in out:
+        print(f"note: {out}", flush=True)
+    else:
+        print(f"note: {out or 'engine: unknown'}: no C compiler or mypyc was usable, so "
+              "replay and import run at about half speed (same answers)", file=sys.stderr)
 
 
 def ensure_chromium() -> None:
@@ -70,9 +96,39 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(BIN / "recorder"), "serve", *argv[1:]], cwd=ROOT)
     ensure_venv("test,engines")  # the engines' own games are part of the tests
     ensure_chromium()
-    python_tests = subprocess.call([str(PY), "-m", "pytest", *argv[1:]], cwd=ROOT)
+    python_tests = subprocess.call([str(PY), "-m", "pytest", *argv[1:]], cwd=ROOT,
+                                   env=expect_build())
+    pure_tests = run_pure_rules_suite(argv[1:])
     js_tests = run_js_tests()
-    return python_tests or js_tests
+    return python_tests or pure_tests or js_tests
+
+
+#: the rules and property suite, run a second time on the pure-Python engine
+PURE_SUITE = ["tests/test_rules_*.py", "tests/test_properties.py", "tests/test_scoring_oracle.py",
+              "tests/test_engine_fingerprint.py", "tests/test_shuffle.py", "tests/test_build.py",
+              "tests/test_isolation.py", "tests/test_hostile.py", "tests/test_vectors.py",
+              "tests/test_schema.py", "tests/test_fuzz.py", "tests/test_blocking.py",
+              "tests/test_knowledge.py", "tests/test_scores_part.py", "tests/test_diagnostics.py",
+              "tests/test_nulls.py"]
+
+
+def expect_build() -> dict[str, str]:
+    """Under CI the main run must be the compiled build: tests/test_build.py checks it."""
+    env = dict(os.environ)
+    if os.environ.get("CI") == "true":
+        env["RECORDER_EXPECT_BUILD"] = "compiled"
+    return env
+
+
+def run_pure_rules_suite(args: list[str]) -> int:
+    """The same rules on the .py sources: both builds must agree with every test."""
+    files = sorted({str(p.relative_to(ROOT)) for pattern in PURE_SUITE
+                    for p in ROOT.glob(pattern)})
+    env = {**os.environ, "RECORDER_PURE": "1", "RECORDER_EXPECT_BUILD": "pure"}
+    quiet = [a for a in args if a in ("-q", "-qq", "-v")]
+    print("+ RECORDER_PURE=1 pytest (the rules suite on the pure-Python engine)", flush=True)
+    return subprocess.call([str(PY), "-m", "pytest", *quiet, "-m", "not browser", *files],
+                           cwd=ROOT, env=env)
 
 
 def run_js_tests() -> int:

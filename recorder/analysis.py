@@ -155,11 +155,11 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
             if action == "play" and opener < 0:
                 opener, opening_tile = seat, str(move.tile)
             counts[action] += 1
-            legal_count, best = state.options(seat)
+            legal_count, best, kinds = state.choices(seat)
             pending = MoveFact(event.round, event.move_no, seat, action, move.tile,
                                move.end, event.ms, legal_count, 0, best, legal_count == 1)
             if action == "play":
-                _choices(pending, state, legal_count)
+                _choices(pending, state, legal_count, kinds)
             pending_bonus = state.bonus[seat]
             facts.moves.append(pending)
             player = players[seat]
@@ -202,8 +202,11 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
     return finish_answer(doc, game, answers), facts
 
 
-def _choices(fact: MoveFact, state: Round, legal_count: int) -> None:
-    """What the player could have played instead: the pips and doubles among the plays."""
+def _choices(fact: MoveFact, state: Round, legal_count: int, kinds: list[int]) -> None:
+    """What the player could have played instead: the pips and doubles among the plays.
+
+    ``kinds``: the kinds of tile among the player's legal plays (``Round.choices``).
+    """
     tiles = state.tiles
     hit = tiles.lookup.get(fact.tile) if isinstance(fact.tile, str) else None
     if hit is None:
@@ -216,7 +219,6 @@ def _choices(fact: MoveFact, state: Round, legal_count: int) -> None:
         fact.best_pips = fact.least_pips = fact.pips
         fact.double_choice = False
         return
-    kinds = {tiles.lookup[str(m.tile)][0] for m in state.legal_moves(fact.player)}
     if not kinds:
         return  # not this player's turn: the walk refuses the move
     pips = [tiles.kind_pips[k] for k in kinds]

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from recorder.cli_service import register as register_service
+import recorder
 from recorder.errors import (
     InputError,
     InstallationError,
@@ -190,8 +190,37 @@ def _resolve_workers(workers: int | None) -> int:
     return default_workers() if workers is None else workers
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="domino-recorder")
+class _Main(click.Group):
+    """The ``recorder`` group; the service's commands are mounted when first asked for.
+
+    They bring sqlite-utils, tqdm and the web stack, about a quarter of a second of
+    imports that ``replay``, ``validate`` and ``deal`` never need.
+    """
+
+    _service_mounted = False
+
+    def _mount_service(self) -> None:
+        if not self._service_mounted:
+            self._service_mounted = True
+            from recorder.cli_service import register
+
+            register(self)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and not self._service_mounted:
+            self._mount_service()
+            found = super().get_command(ctx, cmd_name)
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._mount_service()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="domino-recorder",
+                      message=f"%(prog)s %(version)s\n{recorder.build_text()}")
 def main() -> None:
     """Record, verify and replay domino games written as domino-log/1.
 
@@ -605,8 +634,6 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
         lines.append(f"  note: {part_text(answer['scores_differ'], ids)}")
     return "\n".join(lines)
 
-
-register_service(main)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -54,6 +54,7 @@ def deal_command(ruleset: Any, players: int, seed: str, round_no: int | None = N
     ``ruleset`` is the log's ``ruleset`` field (a preset name or {preset, options});
     with ``round_no`` the seed is the game's seed and the round seed is ``seed/round_no``.
     """
+    options: dict[str, Any]
     if isinstance(ruleset, str):
         preset, options = ruleset, {}
     else:

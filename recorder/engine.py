@@ -23,22 +23,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Final
 
 from recorder.errors import DealError, IllegalMove
 from recorder.rules import Ruleset
 from recorder.shuffle import Stream, shuffle
 from recorder.tiles import TileSet, tile_set
 
-END_NAMES = ("left", "right", "up", "down")
-END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
-LEFT, RIGHT, UP, DOWN = 0, 1, 2, 3
-MAX_REDEALS = 1000
+# Final: the compiled core reads these as C constants, not as module globals
+END_NAMES: Final = ("left", "right", "up", "down")
+END_INDEX: Final = {name: i for i, name in enumerate(END_NAMES)}
+LEFT: Final = 0
+RIGHT: Final = 1
+UP: Final = 2
+DOWN: Final = 3
+MAX_REDEALS: Final = 1000
 
 # round phases
-DRAW_FOR_DOUBLE = "draw-for-double"
-OPENING = "opening"
-PLAY = "play"
-OVER = "over"
+DRAW_FOR_DOUBLE: Final = "draw-for-double"
+OPENING: Final = "opening"
+PLAY: Final = "play"
+OVER: Final = "over"
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +230,35 @@ class Round:
 
     rules: Ruleset
     tiles: TileSet
+    players: int
+    deal: Deal
     hands: list[int]
+    boneyard: tuple[int, ...]
+    drawn: int
+    value: list[int]
+    dbl: list[bool]
+    covered: list[bool]
+    arms_open: bool
+    opener_double: bool
+    spinner: bool
+    open_mask: int
+    drew: bool
+    bonus: list[int]
+    last_player: int
+    last_play: int
+    moves: int
+    board: list[tuple[int, int, int]]
+    shut: list[bool]
+    shut_pips: int
+    closed_tiles: list[int]
+    pot: int
+    target_from: tuple[Fraction | int, ...] | None
+    result: RoundResult | None
+    _stock_limit: int
+    openers: tuple[int, ...]
+    opening_kind: int
+    turn: int
+    phase: str
 
     @classmethod
     def start(cls, rules: Ruleset, players: int, deal: Deal, stream: Stream | None, *,
@@ -237,7 +270,7 @@ class Round:
         the match scores before the round (``target_check: play`` ends the game when a
         play reaches the target) and ``pot`` the pips a tie left (``tie_pot``).
         """
-        self = cls.__new__(cls)
+        self = cls()
         self.rules = rules
         self.tiles = tile_set(rules.max_pip, rules.sets)
         self.players = players
@@ -253,17 +286,17 @@ class Round:
         self.spinner = False
         self.open_mask = 0
         self.drew = False
-        self.bonus: list[int] = [0] * players
+        self.bonus = [0] * players
         self.last_player = -1
         self.last_play = -1
         self.moves = 0
         #: tiles in the order placed: (inner half, outer half, end index; -1 the opening)
-        self.board: list[tuple[int, int, int]] = []
+        self.board = []
         #: ends closed for good: a closed double on it, or a spinner side past its arms
         self.shut = [False, False, False, False]
         self.shut_pips = 0  # both halves of every closed double: they still count
         #: positions in ``board`` of the doubles played closed
-        self.closed_tiles: list[int] = []
+        self.closed_tiles = []
         self.pot = pot
         self.target_from = (
             tuple(scores) if scores is not None and rules.target_check == "play" else None
@@ -273,7 +306,7 @@ class Round:
         self._stock_limit = (
             len(deal.boneyard) - rules.stock_floor if rules.draw != "none" else 0
         )
-        self.openers: tuple[int, ...] = ()
+        self.openers = ()
         self.opening_kind = -1  # -1: any tile
         self.turn = 0
         self.phase = OPENING
@@ -336,17 +369,28 @@ class Round:
         return -1
 
     def copy(self) -> Round:
-        other = Round.__new__(Round)
-        for name in Round.__slots__:
-            setattr(other, name, getattr(self, name))
+        other = Round()
+        other.rules, other.tiles, other.players, other.deal = (
+            self.rules, self.tiles, self.players, self.deal)
         other.hands = list(self.hands)
+        other.boneyard, other.drawn = self.boneyard, self.drawn
         other.value = list(self.value)
         other.dbl = list(self.dbl)
         other.covered = list(self.covered)
+        other.arms_open, other.opener_double, other.spinner = (
+            self.arms_open, self.opener_double, self.spinner)
+        other.open_mask, other.drew = self.open_mask, self.drew
         other.bonus = list(self.bonus)
+        other.last_player, other.last_play, other.moves = (
+            self.last_player, self.last_play, self.moves)
         other.board = list(self.board)
         other.shut = list(self.shut)
+        other.shut_pips = self.shut_pips
         other.closed_tiles = list(self.closed_tiles)
+        other.pot, other.target_from, other.result = self.pot, self.target_from, self.result
+        other._stock_limit = self._stock_limit
+        other.openers, other.opening_kind = self.openers, self.opening_kind
+        other.turn, other.phase = self.turn, self.phase
         return other
 
     # ------------------------------------------------------------------ queries
@@ -433,15 +477,31 @@ class Round:
 
         What the statistics store for every move, without building the moves.
         """
+        count, bonus, _ = self.choices(seat)
+        return count, bonus
+
+    def choices(self, seat: int) -> tuple[int, int, list[int]]:
+        """:meth:`options`, and the kinds of tile among ``seat``'s legal plays, in one pass.
+
+        The import asks all three for every move; the plays are found once.
+        """
         plays = self._plays(seat)
-        bonus = max((self._bonus_after(k, e) for k, e in plays), default=0) \
-            if self.rules.bonus else 0
+        bonus = 0
+        if self.rules.bonus:
+            for k, e in plays:
+                bonus = max(bonus, self._bonus_after(k, e))
+        kinds: list[int] = []
+        for k, _ in plays:
+            if not kinds or kinds[-1] != k:  # plays come grouped by kind
+                kinds.append(k)
         if self.phase == PLAY and seat == self.turn:
             if self.rules.closed_doubles and self._may_close():  # a double: open or closed
-                return len(plays) + sum(self.tiles.kind_is_double[k] for k, _ in plays) \
-                    or 1, bonus
-            return len(plays) or 1, bonus  # no play: exactly one of draw or pass
-        return len(self.legal_moves(seat)), bonus
+                doubles = 0
+                for k, _ in plays:
+                    doubles += self.tiles.kind_is_double[k]
+                return len(plays) + doubles or 1, bonus, kinds
+            return len(plays) or 1, bonus, kinds  # no play: exactly one of draw or pass
+        return len(self.legal_moves(seat)), bonus, kinds
 
     def open_end_sum(self) -> int:
         """The open-end count of the bonus rule (docs/rules.md, "The bonus")."""
@@ -631,9 +691,9 @@ class Round:
         draw or pass with nothing playable) and hands anything else to
         :meth:`apply`, so every refusal still comes from :meth:`check`.
         """
-        if seat == self.turn and self.phase is PLAY and type(seat) is int:
+        if type(seat) is int and seat == self.turn and self.phase is PLAY:
             if action == "play":
-                hit = self.tiles.lookup.get(tile)  # type: ignore[arg-type]
+                hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
                 if hit is not None:
                     kind, a, b = hit
                     if self.hands[seat] & self.tiles.kind_mask[kind]:
@@ -651,7 +711,7 @@ class Round:
                                     self._commit(seat, "play", kind, a, e)
                                     return
                         else:
-                            e = END_INDEX.get(end, -1)  # type: ignore[arg-type]
+                            e = END_INDEX.get(end, -1)  # type: ignore[call-overload]
                             if e >= 0:
                                 v = value[e]
                                 if v >= 0 and (v == a or v == b):
@@ -663,7 +723,7 @@ class Round:
                         if tile is None:
                             self._commit(seat, "draw", 0, 0, 0)
                             return
-                        hit = self.tiles.lookup.get(tile)  # type: ignore[arg-type]
+                        hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
                         if hit is not None and hit[0] == self.tiles.phys_kind[
                                 self.boneyard[self.drawn]]:
                             self._commit(seat, "draw", 0, 0, 0)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from recorder.engine import Match, Move, Round, RoundResult
 from recorder.errors import (
@@ -29,7 +29,7 @@ from recorder.rules import Ruleset
 
 log = logging.getLogger(__name__)
 
-MAX_LEGAL_LISTED = 8
+MAX_LEGAL_LISTED: Final = 8
 _SEAT = re.compile(r"\bseat (\d+)\b")
 
 
@@ -72,9 +72,9 @@ class Game:
     unfinished_round: int = 0  # 1-based number of a round cut off in the middle
 
 
-def number(x: Fraction | int) -> int | float:
+def number(x: Fraction | int | float) -> int | float:
     """A point figure as plain JSON: whole numbers stay ints, the rest full floats."""
-    if type(x) is int:
+    if type(x) is int or isinstance(x, float):
         return x
     if x.denominator == 1:
         return int(x)
@@ -155,13 +155,14 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                     raise _locate(exc, r, m, move, state, ids,
                                   _deal_hint(exc, move, state, doc, r)) from None
         else:
-            apply_fast = state.apply_fast
             m = 0
+            # typed for the compiled core: dict reads and the engine call become direct
+            logged: list[dict[str, Any]] = rdoc["moves"]
             try:
-                for m, mdoc in enumerate(rdoc["moves"], 1):  # noqa: B007 - m locates errors
-                    get = mdoc.get
-                    if get("closed") is None:
-                        apply_fast(get("player"), get("action"), get("tile"), get("end"))
+                for m, mdoc in enumerate(logged, 1):  # noqa: B007 - m locates errors
+                    if mdoc.get("closed") is None:
+                        state.apply_fast(mdoc.get("player"), mdoc.get("action"),
+                                         mdoc.get("tile"), mdoc.get("end"))
                     else:  # a closed double: rare, the careful lane checks it
                         state.apply(_move(mdoc))
             except IllegalMove as exc:
@@ -318,7 +319,7 @@ def scores_part(doc: dict[str, Any], rounds: list[dict[str, Any]],
             value = claim.get(field)
             usable = isinstance(value, list) and len(value) == n and all(
                 isinstance(x, int | float) and not isinstance(x, bool) for x in value)
-            theirs = value if usable else mine
+            theirs = value if usable and isinstance(value, list) else mine
             for p in range(n):
                 claimed_total[p] += theirs[p]
                 computed_total[p] += mine[p]

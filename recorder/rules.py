@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Final
 
 from recorder.errors import RulesetError
 
@@ -184,7 +184,16 @@ class Ruleset:
             options = {}
         if not isinstance(options, Mapping):
             raise RulesetError("ruleset options must be an object", pointer="/ruleset/options")
-        return base.with_options(options)
+        key = _options_key(spec["preset"], options)
+        known = _BY_OPTIONS.get(key) if key is not None else None
+        if known is not None:
+            return known
+        ruleset = base.with_options(options)
+        if key is not None:
+            if len(_BY_OPTIONS) >= 256:
+                _BY_OPTIONS.clear()
+            _BY_OPTIONS[key] = ruleset
+        return ruleset
 
     def with_options(self, options: Mapping[str, Any]) -> Ruleset:
         """This ruleset with ``options`` applied; each is checked against :data:`OPTIONS`.
@@ -508,6 +517,31 @@ PRESETS: dict[str, Ruleset] = {
         target=305, target_check="play",
     ),
 }
+
+
+
+#: rulesets already built from {preset, options}: a batch of one frontend's games repeats
+#: the same few, and checking options costs more than replaying a short round
+_BY_OPTIONS: Final[dict[tuple[object, ...], Ruleset]] = {}
+
+
+def _options_key(preset: object, options: Mapping[str, Any]) -> tuple[object, ...] | None:
+    """A key that tells apart every accepted spelling (``True`` from ``1``); None: don't cache."""
+    if type(preset) is not str:
+        return None
+    key: list[object] = [preset]
+    for name, value in options.items():
+        kind = type(value)
+        if type(name) is not str:
+            return None
+        if kind is list:
+            if not all(type(x) is int for x in value):
+                return None
+            value = tuple(value)
+        elif kind is not str and kind is not int and kind is not bool and kind is not float:
+            return None
+        key.append((name, kind.__name__, value))
+    return tuple(key)
 
 
 def find(name: object) -> Ruleset:

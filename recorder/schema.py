@@ -38,8 +38,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Final
 
-import jsonschema.validators
-from jsonschema import Draft202012Validator, ValidationError
+import jsonschema.validators  # type: ignore[import-untyped]
+from jsonschema import Draft202012Validator, ValidationError  # type: ignore[import-untyped]
 
 from recorder import FORMAT
 from recorder.errors import InstallationError, SchemaError
@@ -480,7 +480,7 @@ def check_document(doc: object) -> None:
     raise _to_schema_error(error, doc)
 
 
-_MIN_ROUND: Final = {"moves": []}
+_MIN_ROUND: Final[dict[str, Any]] = {"moves": []}
 _MIN_MOVE: Final = {"player": 0, "action": "pass"}
 
 
@@ -512,7 +512,7 @@ def _errors(doc: dict[str, Any]) -> list[ValidationError]:
 
 def _round_errors(round_: object, prefix: tuple[Any, ...]) -> list[ValidationError]:
     moves = round_.get("moves") if isinstance(round_, dict) else None
-    if not isinstance(moves, list):
+    if not isinstance(moves, list) or not isinstance(round_, dict):
         return _first_errors(_ROUND_VALIDATOR, round_, prefix)
     stand_in = [_MIN_MOVE] * 2001 if len(moves) > 2000 else []
     errors = _first_errors(_ROUND_VALIDATOR, {**round_, "moves": stand_in}, prefix)

@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
-ALGORITHM = "sha256-fy-1"
-_WORDS = struct.Struct(">8I")
-_TWO32 = 1 << 32
+ALGORITHM: Final = "sha256-fy-1"
+_WORDS: Final = struct.Struct(">8I")
+_TWO32: Final = 1 << 32
 
 
 class Stream:
@@ -39,9 +39,8 @@ class Stream:
             del buf[: self._pos]
             self._pos = 0
         prefix, k = self._prefix, self._k
-        sha256, unpack = hashlib.sha256, _WORDS.unpack
         while len(buf) < count:
-            buf.extend(unpack(sha256(prefix + str(k).encode()).digest()))
+            buf.extend(_WORDS.unpack(hashlib.sha256(prefix + str(k).encode()).digest()))
             k += 1
         self._k = k
 
@@ -70,8 +69,7 @@ class Stream:
 def shuffle(items: Sequence[T], stream: Stream) -> list[T]:
     """Fisher-Yates from the last index down, as the contract fixes it."""
     out = list(items)
-    below = stream.below
     for i in range(len(out) - 1, 0, -1):
-        j = below(i + 1)
+        j = stream.below(i + 1)
         out[i], out[j] = out[j], out[i]
     return out

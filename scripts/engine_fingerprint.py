@@ -10,6 +10,11 @@ stored ones and exits 1 on any difference, naming the entries that changed.
 
     python scripts/engine_fingerprint.py --games 100 --write   # before a change
     python scripts/engine_fingerprint.py --games 100 --check   # after it: identical?
+    python scripts/engine_fingerprint.py --games 260 --compare # compiled == pure build?
+
+``--compare`` computes the digests in this process (the compiled engine, when it is
+built) and in a child run with ``RECORDER_PURE=1`` (the ``.py`` sources), and exits 1
+unless every digest is the same: the two builds simulate and answer byte for byte alike.
 
 The stored file keeps one set of digests per game count, so a quick test
 (``tests/test_engine_fingerprint.py``, a few games each) and the full run share it.
@@ -117,15 +122,50 @@ def fingerprint(games: int, *, samples: bool = True) -> dict[str, str]:
     return out
 
 
+def compare(games: int) -> int:
+    """This process's build against the pure-Python one, on the same games."""
+    import os
+    import subprocess
+    import time
+
+    import recorder
+
+    started = time.perf_counter()
+    here = fingerprint(games)
+    mine = time.perf_counter() - started
+    env = {**os.environ, "RECORDER_PURE": "1"}
+    started = time.perf_counter()
+    child = subprocess.run([sys.executable, __file__, "--games", str(games), "--print"],
+                           env=env, capture_output=True, text=True, check=True)
+    theirs = time.perf_counter() - started
+    pure = json.loads(child.stdout)
+    differ = sorted(k for k in here.keys() | pure.keys() if here.get(k) != pure.get(k))
+    for k in differ:
+        print(f"differs: {k}")
+    print(f"{recorder.build_text()} ({mine:.1f} s) against the pure-Python engine "
+          f"({theirs:.1f} s): {len(here) - len(differ)} of {len(here)} digests identical, "
+          f"{len(COMBOS) * games} simulated games of {len(COMBOS)} presets and options "
+          "plus sample_games")
+    return 1 if differ else 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100)
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="store the digests")
     mode.add_argument("--check", action="store_true", help="compare with the stored digests")
+    mode.add_argument("--compare", action="store_true",
+                      help="compare this build's digests with the pure-Python engine's")
+    mode.add_argument("--print", action="store_true", help="print the digests as JSON")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    if args.compare:
+        return compare(args.games)
     got = fingerprint(args.games)
+    if args.print:
+        print(json.dumps(got, sort_keys=True))
+        return 0
     stored = json.loads(STORE.read_text()) if STORE.exists() else {}
     key = str(args.games)
     if args.write:
