@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -49,10 +50,12 @@ def default_workers() -> int:
 
 
 def start_method() -> str:
-    """``fork`` where there is one (workers start in milliseconds, modules already
-    loaded), else the platform's default (``spawn``: each worker imports the recorder)."""
-    return "fork" if "fork" in multiprocessing.get_all_start_methods() else \
-        multiprocessing.get_start_method()
+    """``fork`` on Linux (workers start in milliseconds, modules already loaded), else
+    the platform's default (``spawn`` on macOS and Windows, where forking a process that
+    uses system frameworks is unsafe: each worker imports the recorder)."""
+    if sys.platform.startswith("linux"):
+        return "fork"
+    return multiprocessing.get_start_method()
 
 
 def chunked(items: Iterable[T], size_of: Callable[[T], int],
