@@ -691,27 +691,31 @@ class Round:
         draw or pass with nothing playable) and hands anything else to
         :meth:`apply`, so every refusal still comes from :meth:`check`.
         """
-        if type(seat) is int and seat == self.turn and self.phase is PLAY:
+        # isinstance narrows for the compiled core: seat, action and the tile become C
+        # values and str, not objects compared and indexed through the generic protocol
+        if isinstance(seat, int) and type(seat) is int and seat == self.turn and \
+                self.phase is PLAY and isinstance(action, str):
             if action == "play":
-                hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
+                hit = self.tiles.lookup.get(tile) if isinstance(tile, str) else None
                 if hit is not None:
                     kind, a, b = hit
                     if self.hands[seat] & self.tiles.kind_mask[kind]:
                         value = self.value
                         if end is None:
                             e = -1
-                            for i in (0, 1, 2, 3):
+                            ambiguous = False
+                            for i in range(4):
                                 v = value[i]
                                 if v >= 0 and (v == a or v == b):
                                     if e >= 0:
+                                        ambiguous = True
                                         break
                                     e = i
-                            else:
-                                if e >= 0:
-                                    self._commit(seat, "play", kind, a, e)
-                                    return
-                        else:
-                            e = END_INDEX.get(end, -1)  # type: ignore[call-overload]
+                            if e >= 0 and not ambiguous:
+                                self._commit(seat, "play", kind, a, e)
+                                return
+                        elif isinstance(end, str):
+                            e = END_INDEX.get(end, -1)
                             if e >= 0:
                                 v = value[e]
                                 if v >= 0 and (v == a or v == b):
@@ -723,7 +727,7 @@ class Round:
                         if tile is None:
                             self._commit(seat, "draw", 0, 0, 0)
                             return
-                        hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
+                        hit = self.tiles.lookup.get(tile) if isinstance(tile, str) else None
                         if hit is not None and hit[0] == self.tiles.phys_kind[
                                 self.boneyard[self.drawn]]:
                             self._commit(seat, "draw", 0, 0, 0)
