@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 from recorder.errors import DealError, IllegalMove
 from recorder.rules import Ruleset
@@ -46,15 +46,48 @@ PLAY: Final = "play"
 OVER: Final = "over"
 
 
-@dataclass(frozen=True, slots=True)
 class Move:
-    """One logged action. ``tile`` keeps the written text (``"3-5"``) for messages."""
+    """One logged action. ``tile`` keeps the written text (``"3-5"``) for messages.
 
-    player: int
-    action: str  # "play" | "draw" | "pass"
-    tile: str | None = None
-    end: str | None = None
-    closed: bool = False  # a double played crosswise and closed (rule closed_doubles)
+    Immutable, compared and hashed by value, like a frozen dataclass; written out by
+    hand because the engine builds one per logged move and the compiled core compiles
+    this constructor (a dataclass's generated one stays interpreted, several times
+    slower). The fields hold whatever the log said: :meth:`Round.check` refuses a
+    seat or action of the wrong type with a reason, not a ``TypeError``.
+    """
+
+    __slots__ = ("player", "action", "tile", "end", "closed")
+
+    def __init__(self, player: Any, action: Any, tile: Any = None, end: Any = None,
+                 closed: Any = False) -> None:
+        # Any, not int/str: compiled, a declared type is enforced with a TypeError
+        self.player: Final[Any] = player
+        self.action: Final[Any] = action  # "play" | "draw" | "pass"
+        self.tile: Final[Any] = tile
+        self.end: Final[Any] = end
+        #: a double played crosswise and closed (rule closed_doubles)
+        self.closed: Final[Any] = closed
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.player, self.action, self.tile, self.end, self.closed)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Move(player={self.player!r}, action={self.action!r}, tile={self.tile!r}, "
+                f"end={self.end!r}, closed={self.closed!r})")
+
+    def replace(self, **changes: Any) -> Move:
+        """This move with some fields changed (what ``dataclasses.replace`` gave)."""
+        fields = {"player": self.player, "action": self.action, "tile": self.tile,
+                  "end": self.end, "closed": self.closed, **changes}
+        return Move(**fields)
 
     def text(self) -> str:
         """The move as the error messages and transcripts write it: ``plays 3-5 right``."""
