@@ -465,9 +465,13 @@ class Round:
             return []
         plays = []
         value = self.value
-        for k in sorted(set(tiles.mask_kinds(playable))):
+        last = -1
+        for k in tiles.mask_kinds(playable):  # sorted, a kind once per copy held
+            if k == last:
+                continue
+            last = k
             lo, hi = tiles.kind_lo[k], tiles.kind_hi[k]
-            for e in (LEFT, RIGHT, UP, DOWN):
+            for e in range(4):  # left, right, up, down
                 v = value[e]
                 if v >= 0 and (v == lo or v == hi):
                     plays.append((k, e))
@@ -927,7 +931,7 @@ def _end_sum(value: list[int], dbl: list[bool], covered: list[bool], opener_doub
     or not): what a candidate move would score, without copying the board.
     """
     total = 0
-    for e in (LEFT, RIGHT, UP, DOWN):
+    for e in range(4):  # left, right, up, down
         if e == at:
             total += shows * 2 if double else shows
         elif (covered[e] or e < UP) and value[e] >= 0:  # a shut end: in the caller's sum
