@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from recorder.blocking import certain_from
 from recorder.engine import END_NAMES, Move, Round
@@ -27,32 +27,64 @@ from recorder.replay import (
     walk,
 )
 
+_MOVE_FACT_FIELDS: Final = (
+    "round", "move", "player", "action", "tile", "end", "ms", "legal_count", "score",
+    "best_score", "forced", "pips", "best_pips", "least_pips", "double", "double_choice",
+    "next_stuck")
 
-@dataclass(slots=True)
+
 class MoveFact:
-    round: int
-    move: int
-    player: int
-    action: str
-    tile: str | None
-    end: str | None
-    ms: float | None
-    legal_count: int
-    score: float
-    best_score: float
-    forced: bool
-    pips: int | None = None
-    """Pips of the played tile; the next three are for plays only too."""
-    best_pips: int | None = None
-    """Pips of the heaviest tile the player could have played."""
-    least_pips: int | None = None
-    """Pips of the lightest tile the player could have played."""
-    double: bool | None = None
-    """Whether the played tile is a double."""
-    double_choice: bool | None = None
-    """Whether both a double and a non-double could have been played."""
-    next_stuck: bool | None = None
-    """Whether the next player was left without a legal tile (None: the play ended the round)."""
+    """What the statistics keep of one move (a row of the ``moves`` table).
+
+    A plain class with its own ``__init__``, not a dataclass: the import builds one
+    per move, and the compiled core compiles this constructor (a dataclass's generated
+    one stays interpreted, several times slower).
+    """
+
+    __slots__ = ("round", "move", "player", "action", "tile", "end", "ms", "legal_count",
+                 "score", "best_score", "forced", "pips", "best_pips", "least_pips", "double",
+                 "double_choice", "next_stuck")
+
+    def __init__(self, round: int, move: int, player: int, action: str, tile: str | None,
+                 end: str | None, ms: int | float | None, legal_count: int,
+                 score: int | float, best_score: int | float, forced: bool,
+                 pips: int | None = None, best_pips: int | None = None,
+                 least_pips: int | None = None, double: bool | None = None,
+                 double_choice: bool | None = None, next_stuck: bool | None = None) -> None:
+        self.round = round
+        self.move = move
+        self.player = player
+        self.action = action
+        self.tile = tile
+        self.end = end
+        self.ms = ms
+        self.legal_count = legal_count
+        self.score = score
+        self.best_score = best_score
+        self.forced = forced
+        #: pips of the played tile; the next three are for plays only too
+        self.pips = pips
+        #: pips of the heaviest tile the player could have played
+        self.best_pips = best_pips
+        #: pips of the lightest tile the player could have played
+        self.least_pips = least_pips
+        #: whether the played tile is a double
+        self.double = double
+        #: whether both a double and a non-double could have been played
+        self.double_choice = double_choice
+        #: whether the next player was left without a legal tile (None: the play ended
+        #: the round)
+        self.next_stuck = next_stuck
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _MOVE_FACT_FIELDS)
+        return f"MoveFact({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MoveFact):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _MOVE_FACT_FIELDS)
+
 
 @dataclass(slots=True)
 class RoundFact:

@@ -8,6 +8,7 @@ answered as that document's ``internal/...`` refusal while the others go on).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -41,58 +42,49 @@ log = logging.getLogger(__name__)
 
 
 class _Inputs:
-    """The documents of the given paths, one engine answer each.
+    """The documents of the given paths, one engine answer each, as lines to print.
 
-    An input that cannot be read at all is reported on stderr and remembered, so
-    the command can exit 2 after answering for everything it could read. A failure
-    of the recorder itself on one document (an exception nobody expected) becomes
-    that document's ``internal/...`` answer and is remembered for exit code 3.
+    The main process reads the inputs in order; the replay, and the text printed for
+    each document, are made by ``workers`` processes (0: here), and come back in input
+    order, so the output is the same whatever their number. An input that cannot be
+    read at all is reported on stderr in its place and remembered, so the command can
+    exit 2 after answering for everything it could read. A failure of the recorder
+    itself on one document (an exception nobody expected) becomes that document's
+    ``internal/...`` answer and is remembered for exit code 3.
     """
 
-    def __init__(self, paths: tuple[str, ...]) -> None:
+    def __init__(self, paths: tuple[str, ...], mode: str, workers: int) -> None:
         self.paths = paths
+        self.mode = mode
+        self.workers = workers
         self.unreadable = False
         self.failed = False
 
-    def answers(self) -> Iterator[tuple[str, Any, dict[str, Any]]]:
-        """(where, document, answer) for every document of every input."""
-        from recorder.parse import iter_path
+    def results(self) -> Iterator[tuple[str, str]]:
+        """(text to print, engine status) for every document of every input, in order."""
+        from recorder.pool import chunked, ordered_map
 
-        for path in self.paths:
-            try:
-                for item in iter_path(path):
-                    where = path if item.line is None else f"{path}:{item.line}"
-                    if item.error is not None:
-                        yield where, item.doc, invalid_answer(item.doc, item.error)
-                        continue
-                    answer = replay(item.doc)
-                    self.note(answer)
-                    yield where, item.doc, answer
-            except InputError as exc:
-                self._cannot_read(path, exc.message)
-            except OSError as exc:
-                self._cannot_read(path, exc.strerror or str(exc))
-            except Exception as exc:  # a bug of the parser: the other inputs still go on
-                log.exception("reading %s failed", path)
-                self.failed = True
-                self._cannot_read(path, internal_error(exc, "parse").message)
-
-    def note(self, answer: dict[str, Any]) -> None:
-        """Remember an answer that stands for the recorder's own failure."""
-        code = (answer.get("error") or {}).get("code", "")
-        if isinstance(code, str) and code.startswith("internal/"):
-            self.failed = True
-
-    def output_failure(self, where: str, exc: Exception) -> str:
-        """The line that stands for a document whose answer could not be written out."""
-        log.exception("writing out the answer for %s failed", where)
-        self.failed = True
-        error = internal_error(exc, "output")
-        return f"{where}: invalid: {error.message}"
-
-    def _cannot_read(self, path: str, why: str) -> None:
-        click.echo(f"recorder: cannot read {path}: {why}", err=True)
-        self.unreadable = True
+        items = _wire_inputs(self.paths)
+        if self.workers <= 0:
+            answers: Iterator[_Wire] = (_answer(item, self.mode) for item in items)
+        else:
+            chunks = ordered_map(_answer_chunk, chunked(items, _wire_size), self.workers,
+                                 initializer=_start_answers, initargs=(self.mode,))
+            answers = (answer for chunk in chunks for answer in chunk)
+        try:
+            for answer in answers:
+                if answer[0] == "unreadable":
+                    _, path, why, failed = answer
+                    click.echo(f"recorder: cannot read {path}: {why}", err=True)
+                    self.unreadable = True
+                    self.failed |= failed
+                    continue
+                _, text, status, failed = answer
+                self.failed |= failed
+                yield text, status
+        finally:
+            if self.workers > 0:
+                chunks.close()  # the workers stop now, not at the program's exit
 
     def exit_code(self, any_invalid: bool) -> int:
         if self.failed:
@@ -100,6 +92,102 @@ class _Inputs:
         if self.unreadable:
             return EXIT_UNREADABLE
         return EXIT_INVALID if any_invalid else EXIT_OK
+
+
+_Wire = tuple[Any, ...]
+"""What goes to and from a worker: plain tuples, nothing of the engine."""
+_mode = "transcript"
+
+
+def _wire_inputs(paths: tuple[str, ...]) -> Iterator[_Wire]:
+    """Every input's documents in order (lines of JSON Lines unparsed), or why it is unreadable."""
+    from recorder.parse import RawLine, iter_path_raw
+
+    for path in paths:
+        try:
+            for item in iter_path_raw(path):
+                if isinstance(item, RawLine):
+                    yield ("line", path, item.index, item.number, item.offset, item.chunk)
+                else:
+                    error = None if item.error is None else item.error.to_dict()
+                    yield ("doc", path, item.line, item.doc, error)
+        except InputError as exc:
+            yield ("unreadable", path, exc.message, False)
+        except OSError as exc:
+            yield ("unreadable", path, exc.strerror or str(exc), False)
+        except Exception as exc:  # a bug of the parser: the other inputs still go on
+            log.exception("reading %s failed", path)
+            yield ("unreadable", path, internal_error(exc, "parse").message, True)
+
+
+def _wire_size(item: _Wire) -> int:
+    return len(item[5]) if item[0] == "line" else 4096
+
+
+def _start_answers(mode: str) -> None:
+    global _mode
+    _mode = mode
+
+
+def _answer_chunk(chunk: list[_Wire]) -> list[_Wire]:
+    """A worker's job: the answers of a chunk of documents."""
+    return [_answer(item, _mode) for item in chunk]
+
+
+def _answer(item: _Wire, mode: str) -> _Wire:
+    """``("doc", text, status, failed)`` for a document; an unreadable input passes through.
+
+    ``mode`` is what is printed: ``json`` (the engine's answer), ``transcript``, or a
+    line of ``validate`` (``strict``: an unfinished game is a failure).
+    """
+    from recorder.parse import RawLine, parse_line
+
+    if item[0] == "unreadable":
+        return item
+    if item[0] == "line":
+        path = item[1]
+        parsed = parse_line(RawLine(*item[2:]))
+        line, doc, error = parsed.line, parsed.doc, parsed.error
+    else:
+        _, path, line, doc, wire_error = item
+        error = None if wire_error is None else RecorderError(
+            wire_error["message"], round=wire_error["round"], move=wire_error["move"],
+            pointer=wire_error.get("pointer"), code=wire_error["code"])
+    where = path if line is None else f"{path}:{line}"
+    failed = False
+    if error is not None:
+        answer = invalid_answer(doc, error)
+    else:
+        answer = replay(doc)
+        code = (answer.get("error") or {}).get("code", "")
+        failed = isinstance(code, str) and code.startswith("internal/")
+    try:
+        if mode == "json":
+            text = json.dumps(answer, ensure_ascii=False)
+        elif mode == "transcript":
+            text = transcript(doc, answer, where)
+        else:
+            text = _validate_line(where, answer, doc, strict=mode == "strict")
+    except Exception as exc:
+        log.exception("writing out the answer for %s failed", where)
+        failed = True
+        output_error = internal_error(exc, "output")
+        text = json.dumps(invalid_answer(doc, output_error), ensure_ascii=False) \
+            if mode == "json" else f"{where}: invalid: {output_error.message}"
+    return ("doc", text, answer["status"], failed)
+
+
+def _workers_option(func: Any) -> Any:
+    return click.option(
+        "--workers", type=click.IntRange(0, 256), default=None, metavar="N",
+        help="Worker processes that replay the games [default: one per core; 0: all in "
+             "this process]; the output is the same, in input order.")(func)
+
+
+def _resolve_workers(workers: int | None) -> int:
+    from recorder.pool import default_workers
+
+    return default_workers() if workers is None else workers
 
 
 class _Main(click.Group):
@@ -155,8 +243,9 @@ def main() -> None:
 
 @main.command("replay")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's answer as JSON Lines.")
+@_workers_option
 @click.argument("files", nargs=-1, required=True)
-def replay_cmd(as_json: bool, files: tuple[str, ...]) -> None:
+def replay_cmd(as_json: bool, workers: int | None, files: tuple[str, ...]) -> None:
     """Replay every game in FILES ('-' for stdin; JSON, array, JSON Lines, gzip).
 
     \b
@@ -165,26 +254,21 @@ def replay_cmd(as_json: bool, files: tuple[str, ...]) -> None:
       recorder replay --json games.jsonl.gz | jq .status
       cat game.json | recorder replay -
     """
-    inputs = _Inputs(files)
+    inputs = _Inputs(files, "json" if as_json else "transcript", _resolve_workers(workers))
     invalid = False
-    for where, doc, answer in inputs.answers():
-        invalid |= answer["status"] == "invalid"
-        try:
-            text = json.dumps(answer, ensure_ascii=False) if as_json else \
-                transcript(doc, answer, where)
-        except Exception as exc:
-            failure = invalid_answer(doc, internal_error(exc, "output"))
-            line = inputs.output_failure(where, exc)
-            text = json.dumps(failure, ensure_ascii=False) if as_json else line
-        click.echo(text)
+    with _worker_failure(), contextlib.closing(inputs.results()) as results:
+        for text, status in results:
+            invalid |= status == "invalid"
+            click.echo(text)
     sys.exit(inputs.exit_code(invalid))
 
 
 @main.command("validate")
 @click.option("--strict", is_flag=True,
               help="Count a game that ends unfinished as a failure (exit 1).")
+@_workers_option
 @click.argument("files", nargs=-1, required=True)
-def validate_cmd(strict: bool, files: tuple[str, ...]) -> None:
+def validate_cmd(strict: bool, workers: int | None, files: tuple[str, ...]) -> None:
     """Check every game in FILES; one line a game, exit 1 if any is invalid.
 
     A game that ends before anyone reaches the target is valid but unfinished: it
@@ -196,20 +280,29 @@ def validate_cmd(strict: bool, files: tuple[str, ...]) -> None:
       recorder validate sample_games/*.json
       recorder validate --strict mygame.json
     """
-    inputs = _Inputs(files)
+    inputs = _Inputs(files, "strict" if strict else "validate", _resolve_workers(workers))
     invalid = False
     counts = {"finished": 0, "unfinished": 0, "invalid": 0}
-    for where, doc, answer in inputs.answers():
-        status = answer["status"]
-        counts[status] += 1
-        invalid |= status == "invalid" or (strict and status == "unfinished")
-        try:
-            click.echo(_validate_line(where, answer, doc, strict=strict))
-        except Exception as exc:
-            click.echo(inputs.output_failure(where, exc))
+    with _worker_failure(), contextlib.closing(inputs.results()) as results:
+        for text, status in results:
+            counts[status] += 1
+            invalid |= status == "invalid" or (strict and status == "unfinished")
+            click.echo(text)
     click.echo(f"{counts['finished']} finished, {counts['unfinished']} unfinished, "
                f"{counts['invalid']} invalid", err=True)
     sys.exit(inputs.exit_code(invalid))
+
+
+@contextlib.contextmanager
+def _worker_failure() -> Iterator[None]:
+    """A worker that died: exit 3 with one clear line (the output so far stands)."""
+    from recorder.pool import WorkerFailed
+
+    try:
+        yield
+    except WorkerFailed as exc:
+        click.echo(f"recorder: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
 
 
 def _validate_line(where: str, answer: dict[str, Any], doc: Any = None, *,

@@ -15,7 +15,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from recorder import storage
 from recorder.ingest import DEFAULT_BATCH, REFUSED, import_paths
+from recorder.pool import WorkerFailed, default_workers
 from recorder.tokens import SCOPES, create_token, list_tokens, revoke_tokens
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -75,6 +76,31 @@ class DatabaseFailed(click.ClickException):
     exit_code = EXIT_FAILED
 
 
+def workers_option(func: F) -> F:
+    """``--workers N``: how many processes do the per-game work."""
+    return click.option(
+        "--workers", type=click.IntRange(0, 256), default=None, metavar="N",
+        help="Worker processes for parsing and replaying [default: one per core; "
+             "0: all in this process]",
+    )(func)
+
+
+def resolve_workers(workers: int | None) -> int:
+    """``--workers`` as given, else one per core."""
+    return default_workers() if workers is None else workers
+
+
+@contextmanager
+def worker_failure() -> Iterator[None]:
+    """A worker that died: exit 3, saying that running the import again completes it."""
+    try:
+        yield
+    except WorkerFailed as exc:
+        raise DatabaseFailed(
+            f"{exc}; the games reported before it are stored: run the same import again "
+            "to store the others (those stored come back as duplicates)") from exc
+
+
 # ---------------------------------------------------------------------------------------
 # import
 
@@ -86,8 +112,9 @@ class DatabaseFailed(click.ClickException):
               help="One JSON line per game, then one line of counts (for scripts).")
 @click.option("--batch-size", type=click.IntRange(1, 100_000), default=DEFAULT_BATCH,
               show_default=True, help="Games per transaction, at most.")
+@workers_option
 def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
-                   batch_size: int) -> None:
+                   batch_size: int, workers: int | None) -> None:
     """Import game logs from files, folders, JSON Lines, gzip or - (standard input).
 
     Every game is accepted, a duplicate (already stored: nothing changes) or refused
@@ -95,11 +122,15 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
     refused, 1 when a game was refused, 2 when an input could not be read at all,
     3 when the recorder failed (on one document, or the database failed).
 
+    Worker processes (--workers, one per core by default) parse and replay the games
+    and build their rows; this process alone stores them, in input order.
+
     \b
     Examples:
       recorder import sample_games/                 a folder, with a progress bar
       recorder import --json games.jsonl.gz         one JSON line per game, for scripts
       recorder simulate --games 100 | recorder import -
+      recorder import --workers 1 big.jsonl         one worker: leaves a core free
     """
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]
     if missing:
@@ -107,8 +138,10 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
             "no such file or folder: " + ", ".join(missing), param_hint="PATHS"
         )
     unreadable = failed = False
-    with open_db(db_path) as db:
-        importer, outcomes = import_paths(db, paths, batch_size=batch_size)
+    with open_db(db_path) as db, worker_failure(), ExitStack() as stack:
+        importer, all_outcomes = import_paths(db, paths, batch_size=batch_size,
+                                              workers=resolve_workers(workers))
+        outcomes = stack.enter_context(closing(all_outcomes))
         if as_json:
             for outcome in outcomes:
                 unreadable |= outcome.index is None and outcome.status == REFUSED

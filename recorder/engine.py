@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 from recorder.errors import DealError, IllegalMove
 from recorder.rules import Ruleset
@@ -46,15 +46,48 @@ PLAY: Final = "play"
 OVER: Final = "over"
 
 
-@dataclass(frozen=True, slots=True)
 class Move:
-    """One logged action. ``tile`` keeps the written text (``"3-5"``) for messages."""
+    """One logged action. ``tile`` keeps the written text (``"3-5"``) for messages.
 
-    player: int
-    action: str  # "play" | "draw" | "pass"
-    tile: str | None = None
-    end: str | None = None
-    closed: bool = False  # a double played crosswise and closed (rule closed_doubles)
+    Immutable, compared and hashed by value, like a frozen dataclass; written out by
+    hand because the engine builds one per logged move and the compiled core compiles
+    this constructor (a dataclass's generated one stays interpreted, several times
+    slower). The fields hold whatever the log said: :meth:`Round.check` refuses a
+    seat or action of the wrong type with a reason, not a ``TypeError``.
+    """
+
+    __slots__ = ("player", "action", "tile", "end", "closed")
+
+    def __init__(self, player: Any, action: Any, tile: Any = None, end: Any = None,
+                 closed: Any = False) -> None:
+        # Any, not int/str: compiled, a declared type is enforced with a TypeError
+        self.player: Final[Any] = player
+        self.action: Final[Any] = action  # "play" | "draw" | "pass"
+        self.tile: Final[Any] = tile
+        self.end: Final[Any] = end
+        #: a double played crosswise and closed (rule closed_doubles)
+        self.closed: Final[Any] = closed
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.player, self.action, self.tile, self.end, self.closed)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Move(player={self.player!r}, action={self.action!r}, tile={self.tile!r}, "
+                f"end={self.end!r}, closed={self.closed!r})")
+
+    def replace(self, **changes: Any) -> Move:
+        """This move with some fields changed (what ``dataclasses.replace`` gave)."""
+        fields = {"player": self.player, "action": self.action, "tile": self.tile,
+                  "end": self.end, "closed": self.closed, **changes}
+        return Move(**fields)
 
     def text(self) -> str:
         """The move as the error messages and transcripts write it: ``plays 3-5 right``."""
@@ -432,9 +465,13 @@ class Round:
             return []
         plays = []
         value = self.value
-        for k in sorted(set(tiles.mask_kinds(playable))):
+        last = -1
+        for k in tiles.mask_kinds(playable):  # sorted, a kind once per copy held
+            if k == last:
+                continue
+            last = k
             lo, hi = tiles.kind_lo[k], tiles.kind_hi[k]
-            for e in (LEFT, RIGHT, UP, DOWN):
+            for e in range(4):  # left, right, up, down
                 v = value[e]
                 if v >= 0 and (v == lo or v == hi):
                     plays.append((k, e))
@@ -691,27 +728,31 @@ class Round:
         draw or pass with nothing playable) and hands anything else to
         :meth:`apply`, so every refusal still comes from :meth:`check`.
         """
-        if type(seat) is int and seat == self.turn and self.phase is PLAY:
+        # isinstance narrows for the compiled core: seat, action and the tile become C
+        # values and str, not objects compared and indexed through the generic protocol
+        if isinstance(seat, int) and type(seat) is int and seat == self.turn and \
+                self.phase is PLAY and isinstance(action, str):
             if action == "play":
-                hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
+                hit = self.tiles.lookup.get(tile) if isinstance(tile, str) else None
                 if hit is not None:
                     kind, a, b = hit
                     if self.hands[seat] & self.tiles.kind_mask[kind]:
                         value = self.value
                         if end is None:
                             e = -1
-                            for i in (0, 1, 2, 3):
+                            ambiguous = False
+                            for i in range(4):
                                 v = value[i]
                                 if v >= 0 and (v == a or v == b):
                                     if e >= 0:
+                                        ambiguous = True
                                         break
                                     e = i
-                            else:
-                                if e >= 0:
-                                    self._commit(seat, "play", kind, a, e)
-                                    return
-                        else:
-                            e = END_INDEX.get(end, -1)  # type: ignore[call-overload]
+                            if e >= 0 and not ambiguous:
+                                self._commit(seat, "play", kind, a, e)
+                                return
+                        elif isinstance(end, str):
+                            e = END_INDEX.get(end, -1)
                             if e >= 0:
                                 v = value[e]
                                 if v >= 0 and (v == a or v == b):
@@ -723,7 +764,7 @@ class Round:
                         if tile is None:
                             self._commit(seat, "draw", 0, 0, 0)
                             return
-                        hit = self.tiles.lookup.get(tile)  # type: ignore[call-overload]
+                        hit = self.tiles.lookup.get(tile) if isinstance(tile, str) else None
                         if hit is not None and hit[0] == self.tiles.phys_kind[
                                 self.boneyard[self.drawn]]:
                             self._commit(seat, "draw", 0, 0, 0)
@@ -890,7 +931,7 @@ def _end_sum(value: list[int], dbl: list[bool], covered: list[bool], opener_doub
     or not): what a candidate move would score, without copying the board.
     """
     total = 0
-    for e in (LEFT, RIGHT, UP, DOWN):
+    for e in range(4):  # left, right, up, down
         if e == at:
             total += shows * 2 if double else shows
         elif (covered[e] or e < UP) and value[e] >= 0:  # a shut end: in the caller's sum

@@ -20,7 +20,6 @@ no change here unless they add something the page must draw.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -183,7 +182,7 @@ class _Builder:
         if gained > 0:
             bonus = {"seat": seat, "points": gained, "end_sum": state.open_end_sum()}
         name = self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
-        shown = replace(move, tile=tile, end=end)
+        shown = move.replace(tile=tile, end=end)
         public = shown if move.action != "draw" else Move(seat, "draw")
         info = {
             "player": seat,

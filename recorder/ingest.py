@@ -21,20 +21,20 @@ sending other content under a known frontend + ``game_id`` is refused.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
 from sqlite_utils import Database
 
-from recorder import stats, storage
+from recorder import jsontext, stats, storage
 from recorder.analysis import analyse
 from recorder.errors import InputError, RecorderError, internal_error
-from recorder.parse import Limits, iter_documents, iter_path
+from recorder.parse import Limits, Parsed, RawLine, iter_documents, iter_path_raw, parse_line
+from recorder.pool import chunked, ordered_map
 
 log = logging.getLogger(__name__)
 
@@ -152,13 +152,25 @@ class Tally:
 # Identity.
 
 
+_TILE_FORMS: dict[str, str] = {}
+"""Tile texts seen, and their low-high form: a log names the same few dozen tiles again and
+again, so most are a dictionary lookup (bounded: a hostile log cannot grow it)."""
+
+
 def normalize_tile(value: Any) -> Any:
     """``"6-3"`` -> ``"3-6"``: a tile written either way is the same tile."""
     if isinstance(value, str):
+        known = _TILE_FORMS.get(value)
+        if known is not None:
+            return known
+        fixed = value
         low, sep, high = value.partition("-")
         if sep and low.isdigit() and high.isdigit():
             a, b = int(low), int(high)
-            return f"{a}-{b}" if a <= b else f"{b}-{a}"
+            fixed = f"{a}-{b}" if a <= b else f"{b}-{a}"
+        if len(value) <= 8 and len(_TILE_FORMS) < 4096:
+            _TILE_FORMS[value] = fixed
+        return fixed
     return value
 
 
@@ -259,8 +271,18 @@ def normalized(doc: Any, *, nulls: bool = True) -> Any:
     return doc
 
 
-def _dumps(doc: Any) -> str:
-    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def canonical_bytes(doc: Any) -> bytes:
+    """:func:`canonical_json` as UTF-8, the bytes the identity hash is taken of.
+
+    Written by orjson when it gives the stdlib's very bytes (``recorder.jsontext``): the
+    text, and so every stored hash, is the same whichever writes it.
+    """
+    text = jsontext.dumps_bytes(normalized(doc, nulls=False), sort_keys=True)
+    # Written this compactly, an object's null value always shows as ":null"; most logs
+    # have none, and they are spared the search for null fields.
+    if b":null" in text:
+        text = jsontext.dumps_bytes(normalized(doc), sort_keys=True)
+    return text
 
 
 def canonical_json(doc: Any) -> str:
@@ -270,17 +292,12 @@ def canonical_json(doc: Any) -> str:
     that is null (see :func:`normalized`); everything else (thinking times, names, the
     claimed results) is part of the game as sent.
     """
-    text = _dumps(normalized(doc, nulls=False))
-    # Written this compactly, an object's null value always shows as ":null"; most logs
-    # have none, and they are spared the search for null fields.
-    if ":null" in text:
-        text = _dumps(normalized(doc))
-    return text
+    return canonical_bytes(doc).decode("utf-8")
 
 
 def content_hash(doc: Any) -> str:
     """SHA-256 of :func:`canonical_json`: the identity every game has."""
-    return hashlib.sha256(canonical_json(doc).encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical_bytes(doc)).hexdigest()
 
 
 def identity_key(doc: Any) -> tuple[str, str] | None:
@@ -388,18 +405,30 @@ class Importer:
 
     def run(self, items: Iterable[tuple[str | None, ParsedLike]]) -> Iterator[Outcome]:
         """Import ``(source, parsed)`` pairs; yields each outcome once its batch is committed."""
+        return self.store(self._prepare(source, parsed) for source, parsed in items)
+
+    def store(self, prepared: Iterable[_Pending]) -> Iterator[Outcome]:
+        """Store documents prepared here or by workers, in their order, by batches.
+
+        Whatever way this ends (done, failed, or closed by its reader), ``prepared`` is
+        closed now, so that worker processes stop at once, not at the program's exit.
+        """
         batch: list[_Pending] = []
         rounds = 0
-        for source, parsed in items:
-            pending = self._prepare(source, parsed)
-            batch.append(pending)
-            if pending.record is not None:
-                rounds += len(pending.record.rounds) or 1
-            if len(batch) >= self.batch_size or rounds >= self.batch_rounds:
+        try:
+            for pending in prepared:
+                batch.append(pending)
+                if pending.record is not None:
+                    rounds += len(pending.record.rounds) or 1
+                if len(batch) >= self.batch_size or rounds >= self.batch_rounds:
+                    yield from self._commit(batch)
+                    batch, rounds = [], 0
+            if batch:
                 yield from self._commit(batch)
-                batch, rounds = [], 0
-        if batch:
-            yield from self._commit(batch)
+        finally:
+            close = getattr(prepared, "close", None)
+            if close is not None:
+                close()
 
     def _prepare(self, source: str | None, parsed: ParsedLike) -> _Pending:
         """Everything that needs no lock: identity, pre-checks, the replay, the rows.
@@ -544,11 +573,19 @@ def iter_sources(
     Documents read before a file turns out to be damaged (a truncated gzip) still go
     in: each is a game in its own right, and re-running the import skips them.
     """
-    lim = limits or Limits()
+    for source, item in _iter_inputs(paths, limits or Limits(), unparsed=False):
+        assert not isinstance(item, RawLine)
+        yield source, item
+
+
+def _iter_inputs(
+    paths: Iterable[str], lim: Limits, *, unparsed: bool
+) -> Iterator[tuple[str, ParsedLike | RawLine]]:
+    """:func:`iter_sources`, with the lines of JSON Lines left unparsed if ``unparsed``."""
     for path in expand_paths(paths):
         source = "<stdin>" if path == "-" else path
         try:
-            for parsed in iter_path(path, limits=lim):
+            for parsed in iter_path_raw(path, limits=lim, unparsed=unparsed):
                 yield source, parsed
         except InputError as exc:
             yield source, _InputFailure(exc)
@@ -565,10 +602,138 @@ def import_paths(
     *,
     limits: Limits | None = None,
     batch_size: int = DEFAULT_BATCH,
+    workers: int = 0,
+    method: str | None = None,
 ) -> tuple[Importer, Iterator[Outcome]]:
-    """The command line's import: returns the importer (for its tally) and the outcomes."""
+    """The command line's import: returns the importer (for its tally) and the outcomes.
+
+    With ``workers`` > 0, that many worker processes parse, replay and build the rows of
+    each game (see :mod:`recorder.pool`); this process alone writes, in input order,
+    so the outcomes, their order and what is stored are the same as with 0 (all here).
+    ``method`` is the processes' start method (``fork`` where there is one).
+    """
     importer = Importer(db, batch_size=batch_size)
-    return importer, importer.run(iter_sources(paths, limits=limits))
+    path = database_file(db)
+    if workers <= 0 or path is None:
+        return importer, importer.run(iter_sources(paths, limits=limits))
+    lim = limits or Limits()
+    wire = (_item_to_wire(source, item) for source, item in
+            _iter_inputs(paths, lim, unparsed=True))
+    results = ordered_map(
+        _prepare_chunk, chunked(wire, _wire_size), workers, initializer=_start_worker,
+        initargs=(path, importer.uploaded_by, importer.aggregates, _limits_args(lim)),
+        method=method,
+    )
+    return importer, importer.store(_unwired(results))
+
+
+def _unwired(results: Iterator[list[_WireItem]]) -> Iterator[_Pending]:
+    """The workers' answers, in order; closing this stops the workers."""
+    try:
+        for chunk in results:
+            for item in chunk:
+                yield _pending_from_wire(item)
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+
+
+def database_file(db: Database) -> str | None:
+    """The file of ``db``'s main database; None for one in memory (workers cannot share it)."""
+    for _, name, file in db.execute("PRAGMA database_list").fetchall():
+        if name == "main":
+            return str(file) or None
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Worker processes (``import --workers N``). What goes to and from a worker is plain data:
+# tuples of str, bytes, numbers, lists and dicts, nothing of the engine.
+
+_WireItem = tuple[Any, ...]
+_worker: Importer | None = None
+_worker_limits: Limits = Limits()
+
+
+def _limits_args(limits: Limits) -> dict[str, int]:
+    return {name: getattr(limits, name) for name in limits.__dataclass_fields__}
+
+
+def _item_to_wire(source: str, item: ParsedLike | RawLine) -> _WireItem:
+    """An input item as a worker gets it: a line to parse, a parsed document, or a refusal."""
+    if isinstance(item, RawLine):
+        return ("line", source, item.index, item.number, item.offset, item.chunk)
+    if item.error is not None:
+        return ("refused", source, item.index, item.line, item.error.to_dict())
+    return ("doc", source, item.index, item.line, item.doc, getattr(item, "text", None))
+
+
+def _wire_size(item: _WireItem) -> int:
+    text = item[5] if item[0] in ("line", "doc") else None
+    return len(text) if isinstance(text, bytes) else 1024
+
+
+def _start_worker(db_path: str, uploaded_by: int | None, aggregates: bool,
+                  limits: dict[str, int]) -> None:
+    """Each worker's own read connection, for the cheap "already stored?" checks that
+    spare a known game its replay (the writer checks again under its lock)."""
+    global _worker, _worker_limits
+    _worker = Importer(storage.connect(db_path, migrate=False), uploaded_by=uploaded_by,
+                       aggregates=aggregates)
+    _worker_limits = Limits(**limits)
+
+
+def _prepare_chunk(chunk: list[_WireItem]) -> list[_WireItem]:
+    """A worker's job: every document of the chunk prepared as :meth:`Importer._prepare` does."""
+    importer = _worker
+    assert importer is not None, "the worker was not started"
+    out: list[_WireItem] = []
+    for item in chunk:
+        kind, source = item[0], item[1]
+        parsed: ParsedLike
+        if kind == "line":
+            parsed = parse_line(RawLine(*item[2:]), _worker_limits)
+        elif kind == "doc":
+            parsed = Parsed(item[2], item[3], item[4], None, item[5])
+        else:
+            error = item[4]
+            parsed = _InputFailure(
+                RecorderError(error["message"], round=error["round"], move=error["move"],
+                              pointer=error.get("pointer"), code=error["code"]),
+                index=item[2], line=item[3])
+        out.append(_pending_to_wire(importer._prepare(source, parsed)))
+    return out
+
+
+_CONTRIBUTION_FIELDS = tuple(f.name for f in fields(stats.Contribution))
+
+
+def _pending_to_wire(p: _Pending) -> _WireItem:
+    decided = None if p.outcome is None else (p.outcome.status, p.outcome.id, p.outcome.error)
+    record = None
+    if p.record is not None:
+        r = p.record
+        contribution = None if r.stats is None else \
+            tuple(getattr(r.stats, name) for name in _CONTRIBUTION_FIELDS)
+        record = (r.game, r.players, r.rounds, r.moves, contribution)
+    return (p.source, p.index, p.line, p.game_id, p.content_hash, p.key, p.result, decided,
+            record)
+
+
+def _pending_from_wire(w: _WireItem) -> _Pending:
+    source, index, line, game_id, content_hash, key, result, decided, record = w
+    pending = _Pending(source, index, line, game_id=game_id, content_hash=content_hash,
+                       key=None if key is None else tuple(key), result=result)
+    if record is not None:
+        game, players, rounds, moves, contribution = record
+        pending.record = storage.GameRecord(
+            game, players, rounds, moves,
+            None if contribution is None else stats.Contribution(*contribution))
+    if decided is not None:
+        status, id_, error = decided
+        pending.decide(status, id=id_, error=error)
+    return pending
 
 
 def check_upload(data: bytes, *, limits: Limits | None = None) -> int:

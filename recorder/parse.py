@@ -43,11 +43,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import accumulate
-from typing import Any, BinaryIO, Final, Protocol
+from typing import Any, BinaryIO, Final, NamedTuple, Protocol
 
 from recorder.errors import InputError, RecorderError, TooLarge
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "Parsed", "iter_documents", "iter_path"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "Parsed", "RawLine", "iter_documents", "iter_path",
+           "iter_path_raw", "parse_line"]
 
 KiB: Final = 1024
 MiB: Final = 1024 * KiB
@@ -107,6 +108,26 @@ class Parsed:
     text: bytes | None = field(default=None, repr=False, compare=False)
     """The document's own UTF-8 text as it came (after gzip), for storing a log
     verbatim; ``None`` when ``error`` is set."""
+
+
+class RawLine(NamedTuple):
+    """One line of JSON Lines read but not parsed yet (``iter_path(..., raw=True)``).
+
+    Reading lines is cheap and must be done in order; parsing is not, and can be done
+    anywhere (a worker process): :func:`parse_line` gives the very :class:`Parsed` that
+    :func:`iter_path` would have given, errors and their wording included.
+    """
+
+    index: int
+    number: int
+    offset: int
+    chunk: bytes
+
+
+def parse_line(raw: RawLine, limits: Limits = DEFAULT_LIMITS) -> Parsed:
+    """The document of a line read by ``iter_path(..., raw=True)``."""
+    return replace(_stream_result((raw.number, raw.offset, raw.chunk), limits),
+                   index=raw.index)
 
 
 # ---------------------------------------------------------------------------------------
@@ -303,6 +324,18 @@ def iter_path(path_or_dash: str, *, limits: Limits = DEFAULT_LIMITS) -> Iterator
     ``OSError`` from opening or reading the file is not translated: the caller
     knows the file's name and words it.
     """
+    for item in iter_path_raw(path_or_dash, limits=limits, unparsed=False):
+        assert isinstance(item, Parsed)
+        yield item
+
+
+def iter_path_raw(
+    path_or_dash: str, *, limits: Limits = DEFAULT_LIMITS, unparsed: bool = True
+) -> Iterator[Parsed | RawLine]:
+    """:func:`iter_path`, but the lines of JSON Lines after the first two come as
+    :class:`RawLine`, read and not parsed, for :func:`parse_line` to parse elsewhere
+    (a worker process); everything else (the first two lines, which tell the shape, a
+    line too long, the other shapes) still comes as :class:`Parsed`."""
     with contextlib.ExitStack() as stack:
         if path_or_dash == "-":
             raw: BinaryIO = sys.stdin.buffer
@@ -314,7 +347,7 @@ def iter_path(path_or_dash: str, *, limits: Limits = DEFAULT_LIMITS) -> Iterator
             gz = gzip.GzipFile(fileobj=source, mode="rb")  # type: ignore[arg-type]
             stack.callback(gz.close)
             source = _GzipReader(gz)
-        yield from _iter_stream(_LineReader(source, limits), limits)
+        yield from _iter_stream(_LineReader(source, limits), limits, unparsed)
 
 
 class _Readable(Protocol):
@@ -482,7 +515,8 @@ _Line = tuple[int, int, bytes]
 """(line number, offset of the line in the input, the line's bytes)."""
 
 
-def _iter_stream(reader: _LineReader, limits: Limits) -> Iterator[Parsed]:
+def _iter_stream(reader: _LineReader, limits: Limits, raw: bool = False
+                 ) -> Iterator[Parsed | RawLine]:
     """Shape detection on a stream, with the in-memory rule: JSON Lines when the first
     non-blank line is a JSON value and more lines follow (streamed); anything else is
     read whole and parsed by :func:`_iter_plain`."""
@@ -512,7 +546,7 @@ def _iter_stream(reader: _LineReader, limits: Limits) -> Iterator[Parsed]:
         else:
             reader.skip_line()
             head = [first, _long_line(long_line, limits)]
-        yield from _stream_jsonl(reader, head, limits)
+        yield from _stream_jsonl(reader, head, limits, raw)
         return
     rest = reader.read_rest(max(0, limits.max_input_bytes - len(consumed)))
     if len(consumed) + len(rest) <= limits.max_input_bytes:
@@ -524,7 +558,7 @@ def _iter_stream(reader: _LineReader, limits: Limits) -> Iterator[Parsed]:
         second = _stream_result(found[1], limits)
         if second.error is None:
             reader.push_back(rest)
-            yield from _stream_jsonl(reader, [first, second], limits)
+            yield from _stream_jsonl(reader, [first, second], limits, raw)
             return
     raise _too_large(limits)
 
@@ -546,7 +580,8 @@ def _long_line(number: int, limits: Limits) -> Parsed:
     ))
 
 
-def _stream_jsonl(reader: _LineReader, head: list[Parsed], limits: Limits) -> Iterator[Parsed]:
+def _stream_jsonl(reader: _LineReader, head: list[Parsed], limits: Limits, raw: bool = False
+                  ) -> Iterator[Parsed | RawLine]:
     """JSON Lines from a stream; ``head`` are the lines already read and parsed."""
     index = -1
     for parsed in head:
@@ -561,6 +596,9 @@ def _stream_jsonl(reader: _LineReader, head: list[Parsed], limits: Limits) -> It
         if complete and not chunk.strip(b" \t\r\n"):
             continue
         index += 1
+        if complete and raw:
+            yield RawLine(index, number, offset, chunk)
+            continue
         if complete:
             parsed = _stream_result((number, offset, chunk), limits)
         else:

@@ -33,28 +33,39 @@ MAX_LEGAL_LISTED: Final = 8
 _SEAT = re.compile(r"\bseat (\d+)\b")
 
 
-@dataclass(slots=True)
+# The walk's events are plain classes with their own __init__, not dataclasses: the
+# walk makes one per move, and the compiled core compiles these constructors (a
+# dataclass's generated ones stay interpreted, several times slower).
+
+
 class RoundStart:
-    round: int  # 1-based
-    state: Round
+    __slots__ = ("round", "state")
+
+    def __init__(self, round: int, state: Round) -> None:
+        self.round = round  # 1-based
+        self.state = state
 
 
-@dataclass(slots=True)
 class MoveEvent:
     """A move about to be applied; ``state`` is the position before it."""
 
-    round: int
-    move_no: int  # 1-based
-    move: Move
-    state: Round
-    ms: float | None
+    __slots__ = ("round", "move_no", "move", "state", "ms")
+
+    def __init__(self, round: int, move_no: int, move: Move, state: Round, ms: Any) -> None:
+        self.round = round
+        self.move_no = move_no  # 1-based
+        self.move = move
+        self.state = state
+        self.ms = ms  # as logged: a number or None
 
 
-@dataclass(slots=True)
 class RoundEnd:
-    round: int
-    result: RoundResult
-    state: Round
+    __slots__ = ("round", "result", "state")
+
+    def __init__(self, round: int, result: RoundResult, state: Round) -> None:
+        self.round = round
+        self.result = result
+        self.state = state
 
 
 Event = RoundStart | MoveEvent | RoundEnd

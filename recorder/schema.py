@@ -278,20 +278,23 @@ def _moves(moves: object) -> bool:
     ends = _ENDS
     try:
         for move in moves:
+            # ``type(...) is`` tests narrow the types, so the compiled core reads the
+            # dict and compares the values directly
             if type(move) is not dict:
                 return _moves_careful(moves)
-            get = move.get
-            player = get("player")
+            player = move.get("player")
             if type(player) is not int or player < 0 or player > _MAX_SEAT:
                 return _moves_careful(moves)
-            action = get("action")
+            action = move.get("action")
+            if type(action) is not str:
+                return _moves_careful(moves)
             # How many of the move's keys are checked by now. A key that is present but
             # null is not counted: then ``ms`` is looked at below, which is only slower.
             known = 2
             if action == "play":
-                if get("tile") not in tiles:
+                if move.get("tile") not in tiles:
                     return _moves_careful(moves)
-                end = get("end")
+                end = move.get("end")
                 if end is None:
                     known = 3
                 elif end in ends:
@@ -299,24 +302,23 @@ def _moves(moves: object) -> bool:
                 else:
                     return _moves_careful(moves)
             elif action == "draw":
-                if "end" in move and move["end"] is not None:
+                if move.get("end") is not None:
                     return _moves_careful(moves)
-                tile = get("tile")
+                tile = move.get("tile")
                 if tile is not None:
                     if tile not in tiles:
                         return _moves_careful(moves)
                     known = 3
-            elif action != "pass" or get("tile") is not None or get("end") is not None:
-                return _moves_careful(moves)
-            if type(action) is not str:
+            elif action != "pass" or move.get("tile") is not None or \
+                    move.get("end") is not None:
                 return _moves_careful(moves)
             if len(move) > known:
-                ms = get("ms")
+                ms = move.get("ms")
                 if ms is not None and (
                     (type(ms) is not int and type(ms) is not float) or ms < 0 or ms > _MAX_MS
                 ):
                     return _moves_careful(moves)
-                closed = get("closed")
+                closed = move.get("closed")
                 if closed is not None and type(closed) is not bool:
                     return _moves_careful(moves)
     except TypeError:  # an unhashable tile or end: let the careful loop say no

@@ -183,15 +183,15 @@ def test_a_parser_failure_on_one_file_costs_the_other_files_nothing(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, db_path: Path) -> None:
     from recorder import ingest, parse
 
-    original = parse.iter_path
+    original = parse.iter_path_raw
 
-    def iter_path(path: str, **kwargs: Any) -> Any:
+    def iter_path_raw(path: str, **kwargs: Any) -> Any:
         if path.endswith("cursed.json"):
             raise MemoryError("planted")
         return original(path, **kwargs)
 
-    monkeypatch.setattr(parse, "iter_path", iter_path)
-    monkeypatch.setattr(ingest, "iter_path", iter_path)
+    monkeypatch.setattr(parse, "iter_path_raw", iter_path_raw)
+    monkeypatch.setattr(ingest, "iter_path_raw", iter_path_raw)
     cursed = tmp_path / "cursed.json"
     cursed.write_text(json.dumps(make_game(7)))
     good = tmp_path / "good.json"

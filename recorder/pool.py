@@ -1,0 +1,115 @@
+"""Worker processes for the per-document work of ``import``, ``replay`` and ``validate``.
+
+The main process reads the input in order and cuts it into chunks; worker processes do
+the slow part of each document (JSON parsing, the schema, the replay, the facts, the
+rows) and send back plain data (tuples, lists, dicts, strings, numbers), which the main
+process takes in input order: one writer, the same report order as one process.
+
+Memory stays bounded whatever the input: at most a few chunks per worker are in flight,
+and the next chunk is read only when the oldest result has been taken (an ordered
+``map`` over the whole input would read all of it first).
+
+``workers=0`` runs the work in this process, with nothing pickled: the same code path,
+for debugging and where processes cannot be started.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+CHUNK_ITEMS = 16
+"""Documents per chunk at most: enough that the cost of sending a chunk (a few hundred
+microseconds) is small beside its work, few enough that workers stay evenly fed."""
+CHUNK_BYTES = 512 * 1024
+"""Bytes of input text per chunk at most, so that long games make smaller chunks."""
+IN_FLIGHT_PER_WORKER = 2
+"""Chunks queued per worker beyond the one it works on: the writer never waits for the
+next chunk to be sent, and memory holds only a handful of chunks."""
+
+
+class WorkerFailed(Exception):
+    """A worker process stopped without answering (killed, or out of memory)."""
+
+
+def default_workers() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def start_method() -> str:
+    """``fork`` on Linux (workers start in milliseconds, modules already loaded), else
+    the platform's default (``spawn`` on macOS and Windows, where forking a process that
+    uses system frameworks is unsafe: each worker imports the recorder)."""
+    if sys.platform.startswith("linux"):
+        return "fork"
+    return multiprocessing.get_start_method()
+
+
+def chunked(items: Iterable[T], size_of: Callable[[T], int],
+            max_items: int = CHUNK_ITEMS, max_bytes: int = CHUNK_BYTES) -> Iterator[list[T]]:
+    """``items`` in lists of at most ``max_items`` and about ``max_bytes``, in order."""
+    chunk: list[T] = []
+    size = 0
+    for item in items:
+        chunk.append(item)
+        size += size_of(item)
+        if len(chunk) >= max_items or size >= max_bytes:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def ordered_map(
+    fn: Callable[[list[T]], R],
+    chunks: Iterable[list[T]],
+    workers: int,
+    *,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
+    method: str | None = None,
+) -> Iterator[R]:
+    """``fn(chunk)`` for every chunk, in order, computed by ``workers`` processes.
+
+    ``fn`` and ``initializer`` must be module-level functions (a spawned worker imports
+    them); ``initializer(*initargs)`` runs once in each worker. With ``workers=0`` both
+    run here. A worker that dies raises :class:`WorkerFailed`; the results taken before
+    stay valid. Leaving the loop early cancels the chunks not started.
+    """
+    if workers <= 0:
+        if initializer is not None:
+            initializer(*initargs)
+        for chunk in chunks:
+            yield fn(chunk)
+        return
+    context = multiprocessing.get_context(method or start_method())
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=initializer,
+                               initargs=initargs)
+    window: deque[Future[R]] = deque()
+    limit = workers * (1 + IN_FLIGHT_PER_WORKER)
+    try:
+        for chunk in chunks:
+            window.append(pool.submit(fn, chunk))
+            if len(window) >= limit:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+    except BrokenProcessPool as exc:
+        raise WorkerFailed(
+            "a worker process stopped without answering (was it killed, or out of "
+            "memory?)") from exc
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,229 @@
+"""``--workers``: worker processes change the speed of an import, never its result.
+
+Real processes (forked, and one run spawned), real SQLite files. Each import with
+workers is compared with the same import done in one process: the same report line by
+line, the same rows in every table, the same exactly-once outcome for duplicates and
+conflicts that fall in different chunks, and a worker killed midway leaves a file that
+the same import, run again, completes exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+from conftest import ROOT, break_game, json_lines, subprocess_env, write_jsonl
+
+from recorder import ingest, storage
+
+Cli = Callable[..., Result]
+Games = Callable[[int], list[dict[str, Any]]]
+SAMPLES = ROOT / "sample_games"
+
+# Columns that say when a row was written, not what it holds.
+_CLOCK = {"imported_at", "played_at"}
+
+
+def dump(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the fact and statistics tables, in key order, clock columns left out."""
+    db = storage.connect(db_path)
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    tables = ["games", "players", "rounds", "moves", *storage.STATS_TABLES]
+    for table in tables:
+        columns = [c.name for c in db[table].columns if c.name not in _CLOCK | {"day"}]
+        # the day and month grains follow the import date of games without one
+        where = "WHERE grain = 'all'" if "grain" in columns else ""
+        rows = db.execute(f"SELECT {', '.join(f'[{c}]' for c in columns)} FROM [{table}] "
+                          f"{where} ORDER BY {', '.join(f'[{c}]' for c in columns)}").fetchall()
+        out[table] = rows
+    db.close()
+    return out
+
+
+def unclocked(outcome: dict[str, Any]) -> dict[str, Any]:
+    """An outcome without the time a conflicting game was stored (it names the second)."""
+    error = outcome.get("error")
+    if error and error.get("code") == "game/conflict":
+        message = re.sub(r" on \d{4}-\d\d-\d\dT[\d:]+Z", "", error["message"])
+        return {**outcome, "error": {**error, "message": message}}
+    return outcome
+
+
+def run_import(db_path: Path, paths: list[str], workers: int,
+               method: str | None = None) -> list[dict[str, Any]]:
+    """The outcomes of one import, as ``--json`` prints them (conflicts without a clock)."""
+    db = storage.connect(db_path)
+    try:
+        _, outcomes = ingest.import_paths(db, paths, workers=workers, method=method)
+        return [unclocked(o.to_json()) for o in outcomes]
+    finally:
+        db.close()
+
+
+def test_workers_store_the_samples_exactly_as_one_process_does(tmp_path: Path) -> None:
+    alone = run_import(tmp_path / "alone.db", [str(SAMPLES)], workers=0)
+    two = run_import(tmp_path / "two.db", [str(SAMPLES)], workers=2)
+    assert len(alone) > 100 and all(o["status"] == "accepted" for o in alone)
+    assert two == alone
+    reference = dump(tmp_path / "alone.db")
+    assert sum(len(rows) for rows in reference.values()) > 10_000
+    stored = dump(tmp_path / "two.db")
+    for table, rows in reference.items():
+        assert stored[table] == rows, f"{table} differs"
+
+
+def mixed_file(tmp_path: Path, docs: list[dict[str, Any]]) -> Path:
+    """40 lines: 36 games, a copy of game 2 in another chunk and a copy of game 5 in the
+    same chunk, a conflict (game 3's id, other content) and, in the middle, a line that
+    is not JSON and a game that breaks a rule."""
+    lines = [json.dumps(d) for d in docs[:36]]
+    conflict = copy.deepcopy(docs[3])
+    conflict["rounds"] = conflict["rounds"][:1]
+    lines.insert(7, json.dumps(docs[5]))             # same chunk as the original
+    lines.insert(20, '{"format": "domino-log/1", "rounds": [')  # a bad line mid-file
+    lines.insert(25, json.dumps(docs[2]))            # two chunks later
+    lines.insert(31, json.dumps(conflict))
+    lines.insert(33, json.dumps(break_game({**docs[36], "game_id": "broken"})))
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_duplicates_conflicts_and_bad_lines_across_chunks(tmp_path: Path, games: Games) -> None:
+    path = mixed_file(tmp_path, games(40))
+    alone = run_import(tmp_path / "alone.db", [str(path)], workers=0)
+    two = run_import(tmp_path / "two.db", [str(path)], workers=2)
+    assert two == alone
+    by_line = {o["line"]: o for o in two}
+    assert len(two) == 41
+    assert by_line[8]["status"] == "duplicate" and by_line[8]["id"] == by_line[6]["id"]
+    assert by_line[26]["status"] == "duplicate" and by_line[26]["id"] == by_line[3]["id"]
+    assert by_line[32]["status"] == "refused"
+    assert by_line[32]["error"]["code"] == "game/conflict"
+    assert by_line[21]["status"] == "refused"
+    assert by_line[21]["error"]["message"].startswith("line 21: not valid JSON")
+    assert by_line[34]["status"] == "refused" and by_line[34]["error"]["round"] == 1
+    assert [o["status"] for o in two].count("accepted") == 36
+    assert dump(tmp_path / "two.db") == dump(tmp_path / "alone.db")
+    # the same file again: nothing new, the same conflict and the same refusals
+    again = run_import(tmp_path / "two.db", [str(path)], workers=2)
+    assert [o["status"] for o in again].count("duplicate") == 38
+    assert [o["line"] for o in again if o["status"] == "refused"] == [21, 32, 34]
+
+
+def test_spawned_workers_give_the_same_outcomes(tmp_path: Path, games: Games) -> None:
+    docs = games(20)
+    path = write_jsonl(tmp_path / "g.jsonl", [*docs, docs[0]])
+    alone = run_import(tmp_path / "alone.db", [str(path)], workers=0)
+    spawned = run_import(tmp_path / "spawn.db", [str(path)], workers=1, method="spawn")
+    assert spawned == alone
+    assert spawned[-1]["status"] == "duplicate"
+    assert dump(tmp_path / "spawn.db") == dump(tmp_path / "alone.db")
+
+
+def test_cli_report_is_the_same_with_and_without_workers(
+    cli: Cli, tmp_path: Path, games: Games
+) -> None:
+    path = mixed_file(tmp_path, games(40))
+    results = {}
+    for workers in ("0", "2"):
+        db_path = tmp_path / f"cli{workers}.db"
+        results[workers] = cli("import", "--json", "--workers", workers, "--db", str(db_path),
+                               str(path))
+    assert results["0"].exit_code == results["2"].exit_code == 1
+    assert [unclocked(o) for o in json_lines(results["0"].output)] == \
+        [unclocked(o) for o in json_lines(results["2"].output)]
+    assert json_lines(results["2"].output)[-1] == {"accepted": 36, "duplicate": 2, "refused": 3}
+
+
+def worker_pids(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux's /proc)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        children += [int(c) for c in text]
+    return children
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_a_killed_worker_stops_the_import_and_a_retry_stores_exactly_the_rest(
+    tmp_path: Path, games: Games
+) -> None:
+    base = games(40)
+    docs = [{**copy.deepcopy(base[i % 40]), "game_id": f"copy-{i}"} for i in range(200)]
+    path = write_jsonl(tmp_path / "many.jsonl", docs)
+    db_path = tmp_path / "killed.db"
+    storage.connect(db_path).close()
+    command = [sys.executable, "-m", "recorder.cli", "import", "--workers", "2",
+               "--batch-size", "8", "--db", str(db_path), str(path)]
+    proc = subprocess.Popen(command, env=subprocess_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path)
+    reader = sqlite3.connect(db_path)
+    deadline = time.monotonic() + 60
+    while reader.execute("SELECT count(*) FROM games").fetchone()[0] == 0:
+        assert proc.poll() is None and time.monotonic() < deadline, "the import never started"
+        time.sleep(0.02)
+    os.kill(worker_pids(proc.pid)[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err.decode()
+    assert "a worker process stopped without answering" in err.decode()
+    assert "run the same import again" in err.decode()
+    stored = reader.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert 0 < stored < len(docs)
+    # every stored game is whole: its moves are all there
+    assert reader.execute(
+        "SELECT count(*) FROM games g WHERE moves_count != "
+        "(SELECT count(*) FROM moves m WHERE m.game = g.id)").fetchone()[0] == 0
+    reader.close()
+    retry = run_import(db_path, [str(path)], workers=2)
+    statuses = [o["status"] for o in retry]
+    assert statuses.count("duplicate") == stored
+    assert statuses.count("accepted") == len(docs) - stored
+    db = storage.connect(db_path)
+    assert db["games"].count == len(docs)
+    assert storage.integrity_check(db) == "ok"
+    db.close()
+
+
+def test_in_memory_database_imports_in_this_process(games: Games, tmp_path: Path) -> None:
+    from sqlite_utils import Database
+
+    path = write_jsonl(tmp_path / "g.jsonl", games(3))
+    db = Database(memory=True)
+    storage.apply_migrations(db)
+    assert ingest.database_file(db) is None
+    _, outcomes = ingest.import_paths(db, [str(path)], workers=2)
+    assert [o.status for o in outcomes] == ["accepted"] * 3
+
+
+@pytest.mark.parametrize("command", [["replay"], ["replay", "--json"], ["validate"],
+                                     ["validate", "--strict"]])
+def test_replay_and_validate_print_the_same_with_workers(
+    cli: Cli, tmp_path: Path, games: Games, command: list[str]
+) -> None:
+    mixed = mixed_file(tmp_path, games(40))
+    cut = tmp_path / "cut.jsonl.gz"
+    whole = gzip.compress(mixed.read_bytes())
+    cut.write_bytes(whole[: len(whole) // 2])
+    paths = [str(SAMPLES / "spilop-2p.jsonl"), str(SAMPLES / "bonus-examples.json"),
+             str(mixed), str(cut), str(tmp_path / "missing.json"),
+             str(ROOT / "tests" / "hostile" / "comments.json")]
+    alone = cli(*command, "--workers", "0", *paths)
+    two = cli(*command, "--workers", "2", *paths)
+    assert two.stdout == alone.stdout
+    assert two.stderr == alone.stderr
+    assert two.exit_code == alone.exit_code == 2  # unreadable inputs, answered in place
+    assert "cannot read" in alone.stderr and len(alone.stdout.splitlines()) > 60
