@@ -129,3 +129,62 @@ def test_a_game_id_conflict_is_refused_at_the_game_id(
     }
     result = cli("import", str(other))
     assert f"b.jsonl #1 shared: refused: {error['message']}\n" in result.stderr
+
+
+def test_a_worker_prepares_every_kind_of_item_as_this_process_does(
+        tmp_path: Path, db_path: Path) -> None:
+    """What a worker process sends back (``import --workers``) is the very document this
+    process would have prepared: identity, verdict, rows and statistics. Run here, in
+    this process, so that each step of the trip is checked on its own."""
+    from recorder import ingest
+    from recorder.parse import Limits
+
+    db = storage.connect(db_path)
+    stored = write_jsonl(tmp_path / "a.jsonl", [make_game(1, game_id="shared")])
+    first = list(ingest.import_paths(db, [str(stored)])[1])
+    assert [o.status for o in first] == [ACCEPTED]
+    lines = [json.dumps(make_game(1, game_id="shared")), "{not json",
+             json.dumps(make_game(2)), json.dumps(break_game(make_game(3))),
+             json.dumps(make_game(4, game_id="shared")), "[1,", json.dumps(make_game(5))]
+    path = tmp_path / "b.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+
+    here = [ingest.Importer(db)._prepare(source, parsed)
+            for source, parsed in ingest.iter_sources([str(path)])]
+    wire = [ingest._item_to_wire(source, item) for source, item in
+            ingest._iter_inputs([str(path)], Limits(), unparsed=True)]
+    # the first two lines tell the file's shape and come parsed; the others as lines
+    assert [w[0] for w in wire] == ["doc", "refused", "line", "line", "line", "line", "line"]
+    ingest._start_worker(str(db_path), None, True, ingest._limits_args(Limits()))
+    try:
+        sent = ingest._prepare_chunk(wire)
+    finally:
+        assert ingest._worker is not None
+        ingest._worker.db.close()
+        ingest._worker = None
+    back = [ingest._pending_from_wire(w) for w in sent]
+
+    assert len(back) == len(here) == len(lines)
+    for mine, theirs in zip(here, back, strict=True):
+        assert (theirs.source, theirs.index, theirs.line, theirs.game_id, theirs.content_hash,
+                theirs.key, theirs.result, theirs.outcome) == \
+            (mine.source, mine.index, mine.line, mine.game_id, mine.content_hash,
+             mine.key, mine.result, mine.outcome)
+        assert (mine.record is None) == (theirs.record is None)
+        if mine.record is not None and theirs.record is not None:
+            assert (theirs.record.game, theirs.record.players, theirs.record.rounds,
+                    theirs.record.moves, theirs.record.stats) == \
+                (mine.record.game, mine.record.players, mine.record.rounds,
+                 mine.record.moves, mine.record.stats)
+    assert isinstance(back[0].key, tuple) and back[0].key == ("test-frontend", "shared")
+
+    reports = [o.to_json() for o in ingest.Importer(db).store(iter(back))]
+    assert [(r["line"], r["status"]) for r in reports] == [
+        (1, DUPLICATE), (2, REFUSED), (3, ACCEPTED), (4, REFUSED), (5, REFUSED), (6, REFUSED),
+        (7, ACCEPTED)]
+    assert reports[0]["id"] == first[0].id
+    assert reports[1]["error"]["code"] == reports[5]["error"]["code"] == "input/unreadable"
+    assert reports[3]["error"]["code"] == "move/illegal"
+    assert reports[4]["error"]["code"] == "game/conflict"
+    assert storage.count_rows(db)["games"] == 3
+    db.close()
