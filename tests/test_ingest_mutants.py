@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import Result
 from conftest import break_game, json_lines, make_game, write_jsonl
 
@@ -188,3 +189,79 @@ def test_a_worker_prepares_every_kind_of_item_as_this_process_does(
     assert reports[4]["error"]["code"] == "game/conflict"
     assert storage.count_rows(db)["games"] == 3
     db.close()
+
+
+def stored_games(db_path: Path) -> int:
+    """Games another connection sees: what is committed, not what is in flight."""
+    other = storage.connect(db_path)
+    try:
+        return int(other["games"].count)
+    finally:
+        other.close()
+
+
+def test_games_are_committed_by_batches_of_the_given_size(db_path: Path) -> None:
+    """Each outcome is reported once its batch is in the file, and a batch holds at most
+    ``batch_size`` games: a killed import loses at most that many."""
+    from recorder import ingest
+    from recorder.parse import iter_documents
+
+    docs = [make_game(i) for i in range(5)]
+    db = storage.connect(db_path)
+    outcomes = ingest.Importer(db, batch_size=2).run(
+        (None, p) for p in iter_documents(jsonl_bytes(docs)))
+    seen = []
+    for outcome in outcomes:
+        seen.append((outcome.status, stored_games(db_path)))
+    assert seen == [(ACCEPTED, 2), (ACCEPTED, 2), (ACCEPTED, 4), (ACCEPTED, 4), (ACCEPTED, 5)]
+    db.close()
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_batch_also_ends_at_its_rounds(db_path: Path, extra: int) -> None:
+    """Long games make short batches: a batch ends once it holds ``batch_rounds`` rounds
+    (here: reached exactly by the second game, or by one more round than the first has)."""
+    from recorder import ingest
+    from recorder.parse import iter_documents
+
+    docs = [make_game(i) for i in range(4)]
+    rounds = [len(d["rounds"]) for d in docs]
+    assert min(rounds) > 1
+    limit = rounds[0] + 1 if extra else rounds[0] + rounds[1]
+    db = storage.connect(db_path)
+    outcomes = ingest.Importer(db, batch_rounds=limit).run(
+        (None, p) for p in iter_documents(jsonl_bytes(docs)))
+    committed = [stored_games(db_path) for _ in outcomes]
+    assert committed[:2] == [2, 2] and committed[-1] == 4
+    db.close()
+
+
+def test_stopping_the_report_closes_what_feeds_it(db_path: Path) -> None:
+    """A reader that stops early (a client gone, an error) closes the documents' source
+    at once: with ``--workers``, that stops the worker processes."""
+    from recorder import ingest
+    from recorder.parse import iter_documents
+
+    closed = []
+
+    def prepared() -> Any:
+        importer = ingest.Importer(db)
+        try:
+            for p in iter_documents(jsonl_bytes([make_game(i) for i in range(3)])):
+                yield importer._prepare(None, p)
+        finally:
+            closed.append(True)
+
+    db = storage.connect(db_path)
+    source = prepared()
+    outcomes = ingest.Importer(db, batch_size=1).store(source)
+    assert next(outcomes).status == ACCEPTED
+    assert closed == []
+    outcomes.close()
+    assert closed == [True]
+    assert stored_games(db_path) == 1
+    db.close()
+
+
+def jsonl_bytes(docs: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(d) + "\n" for d in docs).encode()
