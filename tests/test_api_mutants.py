@@ -212,3 +212,13 @@ def test_errors_are_utf8_and_a_401_names_its_scheme(client: Any, db: Any) -> Non
     response = client.post("/api/games", data=b"{}")
     assert error_of(response, 401)["code"] == "auth/missing-token"
     assert response.headers["WWW-Authenticate"] == 'Bearer realm="recorder"'
+
+
+def test_unknown_parameters_and_formats_are_named(client: Any, db: Any) -> None:
+    takes = ("blocked, cursor, format, frontend, limit, order, player, players, preset, q, "
+             "since, status, until")
+    assert error_of(client.get("/api/games?colour=red&Size=2"), 400) == {
+        "code": "query/unknown-parameter",
+        "message": f"unknown parameter Size, colour; this list takes {takes}"}
+    assert error_of(client.get("/api/games?format=xml"), 400) == {
+        "code": "query/invalid", "message": "format must be one of json, jsonl, logs, not 'xml'"}
