@@ -222,3 +222,16 @@ def test_unknown_parameters_and_formats_are_named(client: Any, db: Any) -> None:
         "message": f"unknown parameter Size, colour; this list takes {takes}"}
     assert error_of(client.get("/api/games?format=xml"), 400) == {
         "code": "query/invalid", "message": "format must be one of json, jsonl, logs, not 'xml'"}
+
+
+def test_a_search_of_200_characters_is_the_longest(client: Any, db: Any) -> None:
+    assert client.get("/api/games?q=" + "a" * 200).status_code == 200
+    assert error_of(client.get("/api/games?q=" + "a" * 201), 400) == {
+        "code": "query/invalid", "message": "q must be at most 200 characters"}
+
+
+def test_an_unknown_status_names_the_stored_ones(client: Any, db: Any) -> None:
+    assert error_of(client.get("/api/games?status=invalid"), 400) == {
+        "code": "query/invalid",
+        "message": "status must be one of finished, unfinished, not 'invalid' "
+                   "(invalid games are never stored)"}

@@ -132,31 +132,39 @@ def test_a_game_id_conflict_is_refused_at_the_game_id(
     assert f"b.jsonl #1 shared: refused: {error['message']}\n" in result.stderr
 
 
+@pytest.mark.parametrize("aggregates", [True, False])
 def test_a_worker_prepares_every_kind_of_item_as_this_process_does(
-        tmp_path: Path, db_path: Path) -> None:
+        tmp_path: Path, db_path: Path, aggregates: bool) -> None:
     """What a worker process sends back (``import --workers``) is the very document this
-    process would have prepared: identity, verdict, rows and statistics. Run here, in
-    this process, so that each step of the trip is checked on its own."""
+    process would have prepared: identity, verdict, rows (the log's text as sent, the
+    uploader) and statistics, under the import's own limits. Run here, in this process,
+    so that each step of the trip is checked on its own."""
     from recorder import ingest
     from recorder.parse import Limits
+    from recorder.tokens import create_token
 
+    limits = Limits(max_depth=16)
     db = storage.connect(db_path)
+    create_token(db, "uploader")
+    uploader = int(db.execute("SELECT id FROM tokens").fetchone()[0])
     stored = write_jsonl(tmp_path / "a.jsonl", [make_game(1, game_id="shared")])
     first = list(ingest.import_paths(db, [str(stored)])[1])
     assert [o.status for o in first] == [ACCEPTED]
-    lines = [json.dumps(make_game(1, game_id="shared")), "{not json",
-             json.dumps(make_game(2)), json.dumps(break_game(make_game(3))),
-             json.dumps(make_game(4, game_id="shared")), "[1,", json.dumps(make_game(5))]
+    lines = [json.dumps(make_game(6), indent=None, separators=(" ,", ":  ")), "{not json",
+             json.dumps(make_game(1, game_id="shared")), json.dumps(make_game(2)),
+             json.dumps(break_game(make_game(3))), json.dumps(make_game(4, game_id="shared")),
+             "[" * 20 + "]" * 20, json.dumps(make_game(5))]
     path = tmp_path / "b.jsonl"
     path.write_text("\n".join(lines) + "\n")
 
-    here = [ingest.Importer(db)._prepare(source, parsed)
-            for source, parsed in ingest.iter_sources([str(path)])]
+    importer = ingest.Importer(db, uploaded_by=uploader, aggregates=aggregates)
+    here = [importer._prepare(source, parsed)
+            for source, parsed in ingest.iter_sources([str(path)], limits=limits)]
     wire = [ingest._item_to_wire(source, item) for source, item in
-            ingest._iter_inputs([str(path)], Limits(), unparsed=True)]
+            ingest._iter_inputs([str(path)], limits, unparsed=True)]
     # the first two lines tell the file's shape and come parsed; the others as lines
-    assert [w[0] for w in wire] == ["doc", "refused", "line", "line", "line", "line", "line"]
-    ingest._start_worker(str(db_path), None, True, ingest._limits_args(Limits()))
+    assert [w[0] for w in wire] == ["doc", "refused"] + ["line"] * 6
+    ingest._start_worker(str(db_path), uploader, aggregates, ingest._limits_args(limits))
     try:
         sent = ingest._prepare_chunk(wire)
     finally:
@@ -177,17 +185,21 @@ def test_a_worker_prepares_every_kind_of_item_as_this_process_does(
                     theirs.record.moves, theirs.record.stats) == \
                 (mine.record.game, mine.record.players, mine.record.rounds,
                  mine.record.moves, mine.record.stats)
-    assert isinstance(back[0].key, tuple) and back[0].key == ("test-frontend", "shared")
+    assert back[0].record is not None and back[0].record.game["log"] == lines[0]
+    assert back[0].record.game["uploaded_by"] == uploader
+    assert (back[0].record.stats is not None) == aggregates
+    assert isinstance(back[2].key, tuple) and back[2].key == ("test-frontend", "shared")
 
     reports = [o.to_json() for o in ingest.Importer(db).store(iter(back))]
     assert [(r["line"], r["status"]) for r in reports] == [
-        (1, DUPLICATE), (2, REFUSED), (3, ACCEPTED), (4, REFUSED), (5, REFUSED), (6, REFUSED),
-        (7, ACCEPTED)]
-    assert reports[0]["id"] == first[0].id
-    assert reports[1]["error"]["code"] == reports[5]["error"]["code"] == "input/unreadable"
-    assert reports[3]["error"]["code"] == "move/illegal"
-    assert reports[4]["error"]["code"] == "game/conflict"
-    assert storage.count_rows(db)["games"] == 3
+        (1, ACCEPTED), (2, REFUSED), (3, DUPLICATE), (4, ACCEPTED), (5, REFUSED),
+        (6, REFUSED), (7, REFUSED), (8, ACCEPTED)]
+    assert reports[2]["id"] == first[0].id
+    assert reports[1]["error"]["code"] == reports[6]["error"]["code"] == "input/unreadable"
+    assert "more than 16 levels deep" in reports[6]["error"]["message"]
+    assert reports[4]["error"]["code"] == "move/illegal"
+    assert reports[5]["error"]["code"] == "game/conflict"
+    assert storage.count_rows(db)["games"] == 4
     db.close()
 
 
