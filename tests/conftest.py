@@ -46,6 +46,16 @@ settings.load_profile(os.environ.get(
     "HYPOTHESIS_PROFILE", "mutation" if "MUTANT_UNDER_TEST" in os.environ else "recorder"))
 
 
+@pytest.fixture(autouse=True)
+def _one_process_under_mutation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under mutation testing, commands that default to worker processes do the work in
+    this process: mutmut learns which tests reach a function by tracing this process
+    only, so work done in workers would leave the function's tests unknown to it."""
+    if "MUTANT_UNDER_TEST" in os.environ:
+        monkeypatch.setattr("recorder.pool.default_workers", lambda: 0)
+        monkeypatch.setattr("recorder.cli_service.default_workers", lambda: 0)
+
+
 def shared_folder() -> Path | None:
     """The project's shared reference folder (RULES.md, CONTRACT.md, the vectors), found
     beside this checkout or beside one of its parents (a worktree sits deeper); None
