@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = ("spilop", "classic", "kozel", "italian")
@@ -37,7 +37,13 @@ settings.register_profile(
 )
 settings.register_profile("explore", parent=settings.get_profile("recorder"),
                           derandomize=False)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "recorder"))
+# Under mutation testing (docs/testing.md) a failing example only has to fail: shrinking
+# it would cost each killed mutant seconds for a report nobody reads.
+settings.register_profile("mutation", parent=settings.get_profile("recorder"),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate],
+                          print_blob=False)
+settings.load_profile(os.environ.get(
+    "HYPOTHESIS_PROFILE", "mutation" if "MUTANT_UNDER_TEST" in os.environ else "recorder"))
 
 
 def shared_folder() -> Path | None:

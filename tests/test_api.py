@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from conftest import break_game, json_lines, make_game
 
 from recorder import storage
 from recorder.replay import replay
+from recorder.tokens import create_token
 from webui import create_app
 
 Cli = Callable[..., Result]
@@ -238,9 +241,10 @@ def test_too_large_once_decompressed_gets_413(db_path: Path, token: str) -> None
 # Reading.
 
 
-@pytest.fixture
-def library(client: Any, auth: dict[str, str]) -> list[dict[str, Any]]:
-    """Sixteen stored games that differ in every filtered way; returns them with answers."""
+@pytest.fixture(scope="module")
+def library_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    """Sixteen games that differ in every filtered way, uploaded once per module into a
+    file of their own; returns it and the games with their answers."""
     docs = []
     for i in range(16):
         doc = make_game(
@@ -252,10 +256,37 @@ def library(client: Any, auth: dict[str, str]) -> list[dict[str, Any]]:
             doc["rounds"] = doc["rounds"][:1]
             doc.pop("result", None)
         docs.append(doc)
-    response = client.post("/api/games", data=jsonl(docs), headers=auth)
+    path = tmp_path_factory.mktemp("library") / "library.db"
+    db = storage.connect(path)
+    token = create_token(db, "test-frontend")[1]
+    db.close()
+    client = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
+    response = client.post("/api/games", data=jsonl(docs),
+                           headers={"Authorization": f"Bearer {token}"})
     assert response.get_json()["data"]["summary"]["accepted"] == 16
-    return [{"doc": d, "answer": replay(d), "id": i + 1} for i, d in enumerate(docs)]
+    return path, [{"doc": d, "answer": replay(d), "id": i + 1} for i, d in enumerate(docs)]
 
+
+@pytest.fixture
+def library(client: Any, auth: dict[str, str], db_path: Path,
+            library_file: tuple[Path, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The sixteen games stored in this test's database, which keeps its own token.
+
+    The upload is made once per module and copied (SQLite's backup), so that each of
+    the many read tests costs a file copy rather than sixteen replays.
+    """
+    path, games = library_file
+    target = sqlite3.connect(db_path)
+    tokens = target.execute("SELECT * FROM tokens").fetchall()
+    source = sqlite3.connect(path)
+    source.backup(target)
+    source.close()
+    with target:
+        target.execute("DELETE FROM tokens")
+        marks = ", ".join("?" * len(tokens[0])) if tokens else ""
+        target.executemany(f"INSERT INTO tokens VALUES ({marks})", tokens)
+    target.close()
+    return copy.deepcopy(games)
 
 def ids(client: Any, query: str) -> list[int]:
     """Ids of a filtered list, following every page, checked against the stream."""
