@@ -130,7 +130,7 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
       recorder import sample_games/                 a folder, with a progress bar
       recorder import --json games.jsonl.gz         one JSON line per game, for scripts
       recorder simulate --games 100 | recorder import -
-      recorder import --workers 1 big.jsonl         one worker: leaves a core free
+      recorder import --workers 0 games.jsonl       all in one process (for a debugger)
     """
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]
     if missing:

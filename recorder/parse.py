@@ -24,9 +24,12 @@ non-blank line is a complete JSON value on its own is it JSON Lines with a broke
 first line. So a pretty-printed document is never mistaken for JSON Lines, and a
 JSON Lines file with a bad first line still has its other lines read.
 
-The limits are checked cheaply on the bytes before ``json`` sees them (the stdlib
+The limits are checked cheaply on the bytes before a parser sees them (the stdlib
 parser recurses, and raises only at ~1000 levels); an exact walk over the parsed
-value runs only when the cheap screen finds something suspicious.
+value runs only when the cheap screen finds something suspicious. A document that
+passes the screen is read by orjson, three times faster; what orjson refuses, and any
+document with a digit run that may be an int beyond 64 bits (orjson would read it as a
+float), is read by the stdlib parser, whose words every refusal keeps.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import accumulate
 from typing import Any, BinaryIO, Final, NamedTuple, Protocol
+
+import orjson
 
 from recorder.errors import InputError, RecorderError, TooLarge
 
@@ -670,9 +675,14 @@ class _Suspicion:
 
     strings: bool = False
     long_number: bool = False
+    #: a run of 19 digits or more: an int that may not fit in 64 bits, which orjson
+    #: would read as a float; such a document goes to the stdlib parser
+    wide_number: bool = False
 
 
 _NOT_SUSPICIOUS: Final = _Suspicion()
+#: the longest digit run that is certainly an int orjson reads exactly (-10**18 < n < 10**18)
+_ORJSON_DIGITS: Final = 18
 
 
 def _load(raw: bytes, offset: int, limits: Limits, *, depth_slack: int) -> Any:
@@ -683,6 +693,18 @@ def _load(raw: bytes, offset: int, limits: Limits, *, depth_slack: int) -> Any:
     except UnicodeDecodeError as exc:
         raise _Rejected(_not_utf8(raw, exc, offset)) from None
     suspicious = _screen(raw, limits, depth_slack=depth_slack)
+    if not suspicious.wide_number:
+        # orjson reads a valid document three times faster and to the same values;
+        # anything it refuses goes to the stdlib parser below, which says what is wrong
+        # in the words the error messages have always used
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if suspicious.strings:
+                _check_strings(value, limits)
+            return value
     decoder = _decoder(limits, strict_ints=suspicious.long_number)
     try:
         value = decoder.decode(text)
@@ -816,6 +838,7 @@ def _screen(raw: bytes, limits: Limits, *, depth_slack: int) -> _Suspicion:
     # and digits (each digit as "0").
     skeleton = plain.translate(_SCREEN_TABLE, _SCREEN_DELETE)
     long_number = b"0" * (limits.max_number_length + 1) in skeleton
+    wide_number = long_number or b"0" * (_ORJSON_DIGITS + 1) in skeleton
     if _nesting(skeleton.translate(None, b"0"), limits.max_depth + depth_slack):
         raise _Rejected(_too_deep(limits))
     strings = False
@@ -825,9 +848,9 @@ def _screen(raw: bytes, limits: Limits, *, depth_slack: int) -> _Suspicion:
         strings = True
     if b"\\u" in plain and _SURROGATE_ESCAPE.search(plain):
         strings = True
-    if not (strings or long_number):
+    if not (strings or wide_number):
         return _NOT_SUSPICIOUS
-    return _Suspicion(strings=strings, long_number=long_number)
+    return _Suspicion(strings=strings, long_number=long_number, wide_number=wide_number)
 
 
 def _nesting(structure: bytes, max_depth: int) -> bool:

@@ -563,10 +563,6 @@ def _flag(value: Any) -> int:
     return 1 if value else 0
 
 
-def _maybe_flag(value: bool | None) -> int | None:
-    return None if value is None else (1 if value else 0)
-
-
 @dataclass
 class GameRecord:
     """Every row one accepted game becomes; built outside the write lock, stored inside it."""
@@ -714,12 +710,8 @@ def build_record(
             to_json(r.bonus), _flag(r.blocked), to_json(r.pips_left), r.ended_by, r.moves,
             r.draws, r.passes, r.boneyard_left, r.block_certain,
         ))
-    for m in facts.moves:
-        record.moves.append((
-            m.round, m.move, m.player, m.action, m.tile, m.end, m.ms, m.legal_count,
-            m.score, m.best_score, _flag(m.forced), m.pips, m.best_pips, m.least_pips,
-            _maybe_flag(m.double), _maybe_flag(m.double_choice), _maybe_flag(m.next_stuck),
-        ))
+    # the moves table's columns are MoveFact's fields, in order (analysis.MoveFact.as_row)
+    record.moves = [m.as_row() for m in facts.moves]
     game["moves_count"] = len(record.moves)
     return record
 

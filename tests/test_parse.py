@@ -578,3 +578,59 @@ def test_size_refusals_say_so_in_their_code() -> None:
     with pytest.raises(InputError) as caught:
         list(iter_documents(b"not json at all", limits=small))
     assert caught.value.code != "input/too-large"
+
+
+# ---------------------------------------------------------------------- orjson and stdlib
+# Valid documents are read by orjson, anything it refuses (and any digit run of 19 or
+# more) by the stdlib parser: both must give the very same values, types included.
+
+_json_values = st.recursive(
+    st.none() | st.booleans()
+    | st.integers(min_value=-(10**25), max_value=10**25)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner,
+                                                                 max_size=5),
+    max_leaves=30,
+)
+
+
+def _typed(value: Any) -> Any:
+    """The value with every number tagged by its type: 1 and 1.0 must not compare equal."""
+    if isinstance(value, dict):
+        return {k: _typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, value)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(value=_json_values)
+def test_the_fast_parser_reads_what_the_stdlib_reads(value: Any) -> None:
+    text = json.dumps({"v": value}, ensure_ascii=False)
+    assert _typed(docs(text.encode())[0]) == _typed(json.loads(text))
+
+
+@pytest.mark.parametrize("literal", [
+    "123456789012345678",  # 18 digits: orjson
+    "-999999999999999999",
+    "1234567890123456789",  # 19 digits and more: the stdlib, exact ints
+    "-9223372036854775809",
+    "18446744073709551616",
+    "123456789012345678901234567890",
+    "0.1234567890123456789", "1e-400", "5e-324", "1.7976931348623157e308",
+])
+def test_numbers_keep_their_exact_value_and_type(literal: str) -> None:
+    (doc,) = docs(f'{{"n": {literal}}}'.encode())
+    assert _typed(doc["n"]) == _typed(json.loads(literal))
+
+
+@pytest.mark.parametrize("data", [
+    b'{"n": 1e400}', b'{"n": NaN}', b'{"a": 1,}', b'{"s": "\x01"}', b'{"n": 01}',
+])
+def test_what_orjson_refuses_is_described_by_the_stdlib_reader(data: bytes) -> None:
+    assert isinstance(refused(data), InputError)
+
+
+def test_a_lone_surrogate_escape_is_refused_as_before() -> None:
+    assert "lone UTF-16 surrogate \\ud800" in refused(b'{"s": "\\ud800x"}').message
