@@ -277,3 +277,20 @@ def test_stopping_the_report_closes_what_feeds_it(db_path: Path) -> None:
 
 def jsonl_bytes(docs: list[dict[str, Any]]) -> bytes:
     return "".join(json.dumps(d) + "\n" for d in docs).encode()
+
+
+def test_a_file_that_cannot_be_opened_is_one_refusal_that_names_it(tmp_path: Path) -> None:
+    """A file gone between the command's check and its reading is refused as an input,
+    with the system's reason, and the other inputs still go in."""
+    from recorder import ingest
+
+    gone = tmp_path / "gone.jsonl"
+    good = write_jsonl(tmp_path / "good.jsonl", [make_game(1)])
+    items = list(ingest.iter_sources([str(gone), str(good)]))
+    assert [source for source, _ in items] == [str(gone), str(good)]
+    failure = items[0][1]
+    assert failure.error is not None and failure.index is None
+    assert failure.error.to_dict() == {
+        "round": 0, "move": 0, "code": "input/unreadable",
+        "message": f"cannot read {gone}: No such file or directory"}
+    assert items[1][1].error is None and items[1][1].doc == make_game(1)
