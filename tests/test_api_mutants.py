@@ -134,7 +134,10 @@ def test_the_frames_cache_holds_exactly_its_budget() -> None:
     assert cache.get(("db", 1, "a")) == b"x" * 60
     assert cache.get(("db", 2, "b")) == b"y" * 40
     cache.put(("db", 2, "b"), b"y" * 40, 100)  # the same answer again counts once
-    assert cache.get(("db", 1, "a")) == b"x" * 60
+    assert cache.get(("db", 1, "a")) == b"x" * 60  # read: b is now the oldest
+    cache.put(("db", 3, "c"), b"z" * 10, 100)  # 110 bytes: b goes, and only b
+    assert cache.get(("db", 2, "b")) is None
+    assert cache.get(("db", 1, "a")) == b"x" * 60 and cache.get(("db", 3, "c")) == b"z" * 10
 
     whole = FramesCache()
     whole.put(("db", 1, "a"), b"x" * 100, 100)  # exactly the budget: kept
