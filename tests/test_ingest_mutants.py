@@ -294,3 +294,12 @@ def test_a_file_that_cannot_be_opened_is_one_refusal_that_names_it(tmp_path: Pat
         "round": 0, "move": 0, "code": "input/unreadable",
         "message": f"cannot read {gone}: No such file or directory"}
     assert items[1][1].error is None and items[1][1].doc == make_game(1)
+
+
+def test_standard_input_is_named_as_such(cli: Cli) -> None:
+    docs = [make_game(1), break_game(make_game(2))]
+    result = cli("import", "--json", "-", input=jsonl_bytes(docs))
+    assert [(r.get("source"), r["status"]) for r in json_lines(result.stdout)[:2]] == [
+        ("<stdin>", ACCEPTED), ("<stdin>", REFUSED)]
+    result = cli("import", "-", input=jsonl_bytes([break_game(make_game(3))]))
+    assert "<stdin> #1 game-3: refused: round 1, move 2 (" in result.stderr
