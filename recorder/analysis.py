@@ -33,6 +33,10 @@ _MOVE_FACT_FIELDS: Final = (
     "next_stuck")
 
 
+def _flag_or_none(value: bool | None) -> int | None:
+    return None if value is None else (1 if value else 0)
+
+
 class MoveFact:
     """What the statistics keep of one move (a row of the ``moves`` table).
 
@@ -75,6 +79,17 @@ class MoveFact:
         #: whether the next player was left without a legal tile (None: the play ended
         #: the round)
         self.next_stuck = next_stuck
+
+    def as_row(self) -> tuple[Any, ...]:
+        """The fields in order, flags as 0/1 (None stays None): a row as SQL stores it.
+
+        Built here, in the compiled core, because the import makes one per move.
+        """
+        return (self.round, self.move, self.player, self.action, self.tile, self.end,
+                self.ms, self.legal_count, self.score, self.best_score,
+                1 if self.forced else 0, self.pips, self.best_pips, self.least_pips,
+                _flag_or_none(self.double), _flag_or_none(self.double_choice),
+                _flag_or_none(self.next_stuck))
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _MOVE_FACT_FIELDS)

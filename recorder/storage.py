@@ -563,10 +563,6 @@ def _flag(value: Any) -> int:
     return 1 if value else 0
 
 
-def _maybe_flag(value: bool | None) -> int | None:
-    return None if value is None else (1 if value else 0)
-
-
 @dataclass
 class GameRecord:
     """Every row one accepted game becomes; built outside the write lock, stored inside it."""
@@ -714,15 +710,8 @@ def build_record(
             to_json(r.bonus), _flag(r.blocked), to_json(r.pips_left), r.ended_by, r.moves,
             r.draws, r.passes, r.boneyard_left, r.block_certain,
         ))
-    # About 25 moves a round: the flags are written out inline (``_flag`` and
-    # ``_maybe_flag`` as expressions), a function call each would be a third of the loop.
-    record.moves = [(
-        m.round, m.move, m.player, m.action, m.tile, m.end, m.ms, m.legal_count,
-        m.score, m.best_score, 1 if m.forced else 0, m.pips, m.best_pips, m.least_pips,
-        None if (d := m.double) is None else (1 if d else 0),
-        None if (c := m.double_choice) is None else (1 if c else 0),
-        None if (n := m.next_stuck) is None else (1 if n else 0),
-    ) for m in facts.moves]
+    # the moves table's columns are MoveFact's fields, in order (analysis.MoveFact.as_row)
+    record.moves = [m.as_row() for m in facts.moves]
     game["moves_count"] = len(record.moves)
     return record
 
