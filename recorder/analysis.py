@@ -45,9 +45,7 @@ class MoveFact:
     one stays interpreted, several times slower).
     """
 
-    __slots__ = ("round", "move", "player", "action", "tile", "end", "ms", "legal_count",
-                 "score", "best_score", "forced", "pips", "best_pips", "least_pips", "double",
-                 "double_choice", "next_stuck")
+    __slots__ = _MOVE_FACT_FIELDS
 
     def __init__(self, round: int, move: int, player: int, action: str, tile: str | None,
                  end: str | None, ms: int | float | None, legal_count: int,

@@ -519,7 +519,6 @@ PRESETS: dict[str, Ruleset] = {
 }
 
 
-
 #: rulesets already built from {preset, options}: a batch of one frontend's games repeats
 #: the same few, and checking options costs more than replaying a short round
 _BY_OPTIONS: Final[dict[tuple[object, ...], Ruleset]] = {}
