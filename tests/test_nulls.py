@@ -17,7 +17,8 @@ import pytest
 from recorder import ingest, storage
 from recorder.ingest import DUPLICATE, content_hash, identity_key
 from recorder.replay import replay
-from recorder.schema import VALIDATOR, _fast_valid, check_document, is_valid
+from recorder.schema import _fast_valid, check_document, is_valid
+from recorder.schema_errors import VALIDATOR
 from recorder.simulate import simulate_game
 
 GAME_OPTIONAL = ("game_id", "frontend", "seed", "started_at", "result")

@@ -432,7 +432,8 @@ def test_recorder_rules_lists_every_preset_and_shows_an_engines_rules() -> None:
 def test_the_schemas_fast_lane_agrees_on_opener_and_closed(value: object) -> None:
     import copy
 
-    from recorder.schema import VALIDATOR, _fast_valid
+    from recorder.schema import _fast_valid
+    from recorder.schema_errors import VALIDATOR
 
     doc = log("all-fives", 2, [{"deal": CLOSE_DEAL, "moves": CLOSE_LINE}])
     for where in ("opener", "closed", "closed without ms"):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from recorder import schema
+from recorder import schema, schema_errors
 from recorder.errors import RecorderError, SchemaError
-from recorder.schema import SCHEMA, SCHEMA_PATH, VALIDATOR, check_document, is_valid
+from recorder.schema import SCHEMA, SCHEMA_PATH, check_document, is_valid
+from recorder.schema_errors import VALIDATOR
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -426,10 +429,29 @@ def test_a_valid_document_does_not_go_through_jsonschema(monkeypatch: pytest.Mon
     class Refusing:
         iter_errors = is_valid = staticmethod(fail)
 
-    monkeypatch.setattr(schema, "VALIDATOR", Refusing())
+    monkeypatch.setattr(schema_errors, "VALIDATOR", Refusing())
     doc = make_log()
     check_document(doc)
     assert is_valid(doc)
+
+
+def test_jsonschema_is_loaded_only_for_a_refused_document() -> None:
+    # A process that replays valid logs never pays for loading jsonschema; the first
+    # refused one loads it and gets its located message.
+    sample = Path(__file__).resolve().parents[1] / "sample_games" / "classic-2p.jsonl"
+    script = (
+        "import json, sys\n"
+        "from recorder.replay import replay\n"
+        f"doc = json.loads(open({str(sample)!r}).readline())\n"
+        "assert replay(doc)['status'] in ('finished', 'unfinished'), replay(doc)\n"
+        "print('jsonschema' in sys.modules)\n"
+        "doc['rounds'][0]['moves'][0]['player'] = 'x'\n"
+        "print(replay(doc)['error']['pointer'])\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "/rounds/0/moves/0/player", "True"]
 
 
 def test_check_document_is_fast_on_a_valid_log() -> None:
