@@ -168,6 +168,8 @@ def normalize_tile(value: Any) -> Any:
         if sep and low.isdigit() and high.isdigit():
             a, b = int(low), int(high)
             fixed = f"{a}-{b}" if a <= b else f"{b}-{a}"
+            if fixed == value:
+                fixed = value  # the same string: callers may compare by identity
         if len(value) <= 8 and len(_TILE_FORMS) < 4096:
             _TILE_FORMS[value] = fixed
         return fixed
@@ -200,11 +202,16 @@ def _without_nulls(obj: Any, keys: frozenset[str]) -> Any:
 def _normalized_moves(moves: list[Any]) -> list[Any]:
     """The moves with every tile low-high; the list itself when none needs turning."""
     out: list[Any] | None = None
+    forms = _TILE_FORMS
     for i, mv in enumerate(moves):
-        if isinstance(mv, dict) and "tile" in mv:
-            tile = mv["tile"]
-            fixed = normalize_tile(tile)
-            if fixed != tile:
+        if isinstance(mv, dict):
+            tile = mv.get("tile")
+            if tile is None:
+                continue  # absent, or null: nothing to turn
+            fixed = forms.get(tile) if type(tile) is str else None
+            if fixed is None:
+                fixed = normalize_tile(tile)
+            if fixed is not tile and fixed != tile:
                 if out is None:
                     out = list(moves)
                 out[i] = {**mv, "tile": fixed}
