@@ -18,7 +18,6 @@ This module imports nothing of the package: ``setup.py`` reads ``COMPILED`` from
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
@@ -37,8 +36,13 @@ HERE = Path(__file__).resolve().parent
 _NAMES = frozenset(f"recorder.{name}" for name in COMPILED)
 
 
-class _FromSource(importlib.abc.MetaPathFinder):
-    """Finds the compiled modules' ``.py`` sources ahead of their extensions."""
+class _FromSource:
+    """Finds the compiled modules' ``.py`` sources ahead of their extensions.
+
+    A meta path finder by protocol (``find_spec``), not by subclassing
+    ``importlib.abc.MetaPathFinder``: that module takes 14 ms to import, at every
+    start of every command.
+    """
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
