@@ -26,6 +26,7 @@ from recorder.errors import (
     internal_error,
 )
 from recorder.rules import Ruleset
+from recorder.schema import check_document, move_ok
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,9 @@ class Game:
     rounds: list[Any]
     match: Match
     unfinished_round: int = 0  # 1-based number of a round cut off in the middle
+    moves_unchecked: bool = False
+    """The moves' own fields are not checked yet (``open_game(doc, moves=False)``):
+    the fast walk checks each as it reads it."""
 
 
 def number(x: Fraction | int | float) -> int | float:
@@ -92,11 +96,15 @@ def number(x: Fraction | int | float) -> int | float:
     return float(x)
 
 
-def open_game(doc: Any) -> Game:
-    """Check the document as a whole and set up its match, or raise a located error."""
-    from recorder.schema import check_document
+def open_game(doc: Any, *, moves: bool = True) -> Game:
+    """Check the document as a whole and set up its match, or raise a located error.
 
-    check_document(doc)
+    ``moves=False`` leaves the moves' own fields to the fast walk (``walk(doc, game,
+    moves=False)``), which checks each as it reads it: the moves' dictionaries are
+    then read once, not twice. Whoever walks such a game must call
+    :func:`schema_first` before reporting an error of the walk.
+    """
+    check_document(doc, moves=moves)
     try:
         rules = Ruleset.from_spec(doc["ruleset"])
         players = [p["id"] for p in doc["players"]]
@@ -108,7 +116,17 @@ def open_game(doc: Any) -> Game:
     except RulesetError as exc:
         exc.round, exc.move = 0, 0
         raise
-    return Game(rules, players, doc.get("seed"), doc["rounds"], match)
+    return Game(rules, players, doc.get("seed"), doc["rounds"], match,
+                moves_unchecked=not moves)
+
+
+def schema_first(doc: Any, game: Game) -> None:
+    """Before an error of the walk is reported: the document's shape error, if it has
+    one, which comes first (docs/format.md), as when the whole document is checked
+    ahead. Needed only while the fast walk has not read every move."""
+    if game.moves_unchecked:
+        check_document(doc)
+        game.moves_unchecked = False
 
 
 def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[Event]:
@@ -167,15 +185,26 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                                   _deal_hint(exc, move, state, doc, r)) from None
         else:
             m = 0
-            # typed for the compiled core: dict reads and the engine call become direct
-            logged: list[dict[str, Any]] = rdoc["moves"]
+            logged: list[Any] = rdoc["moves"]
             try:
                 for m, mdoc in enumerate(logged, 1):  # noqa: B007 - m locates errors
-                    if mdoc.get("closed") is None:
-                        state.apply_fast(mdoc.get("player"), mdoc.get("action"),
-                                         mdoc.get("tile"), mdoc.get("end"))
+                    if type(mdoc) is not dict:
+                        schema_first(doc, game)  # not a move: the schema says why
+                        continue  # (unreachable while the schema refuses it)
+                    # typed for the compiled core: the reads and the calls are direct
+                    move_doc: dict[str, Any] = mdoc
+                    player = move_doc.get("player")
+                    action = move_doc.get("action")
+                    tile = move_doc.get("tile")
+                    end = move_doc.get("end")
+                    closed = move_doc.get("closed")
+                    if game.moves_unchecked and not move_ok(move_doc, player, action, tile,
+                                                            end, closed):
+                        schema_first(doc, game)  # raises the move's shape error
+                    if closed is None:
+                        state.apply_fast(player, action, tile, end)
                     else:  # a closed double: rare, the careful lane checks it
-                        state.apply(_move(mdoc))
+                        state.apply(_move(move_doc))
             except IllegalMove as exc:
                 move = _move(rdoc["moves"][m - 1])
                 raise _locate(exc, r, m, move, state, ids,
@@ -270,12 +299,20 @@ def replay(doc: Any) -> dict[str, Any]:
     rounds: list[dict[str, Any]] = []
     current = 0  # the round being replayed, for locating a failure of our own
     try:
-        game = open_game(doc)
+        game = open_game(doc, moves=False)  # the walk checks each move as it reads it
         current = 1 if game.rounds else 0
-        for event in walk(doc, game, moves=False):
-            if type(event) is RoundEnd:
-                rounds.append(round_answer(event.result))
-                current = event.round + 1 if event.round < len(game.rounds) else 0
+        try:
+            for event in walk(doc, game, moves=False):
+                if type(event) is RoundEnd:
+                    rounds.append(round_answer(event.result))
+                    current = event.round + 1 if event.round < len(game.rounds) else 0
+        except RecorderError:
+            try:
+                schema_first(doc, game)
+            except SchemaError:
+                rounds = []  # a shape error is the document's, before any round
+                raise
+            raise
         current = 0
         return finish_answer(doc, game, rounds)
     except RecorderError as exc:

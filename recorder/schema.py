@@ -45,6 +45,7 @@ __all__ = [
     "SCHEMA_PATH",
     "check_document",
     "is_valid",
+    "move_ok",
 ]
 
 SCHEMA_NAME: Final = "domino-log-1.schema.json"
@@ -185,15 +186,40 @@ def _game_result(value: object) -> bool:
     )
 
 
+def _seats(value: object) -> bool:
+    if not isinstance(value, list) or len(value) > 8:
+        return False
+    return all(_seat(x) for x in value)
+
+
+def _points_list(value: object) -> bool:
+    if not isinstance(value, list) or len(value) > 8:
+        return False
+    return all(_num(x) for x in value)
+
+
 def _round_result(value: object) -> bool:
-    return isinstance(value, dict) and (
-        _opt(value, "winners", lambda v: _list_of(v, 8, _seat))
-        and _opt(value, "points", lambda v: _list_of(v, 8, _points))
-        and _opt(value, "bonus", lambda v: _list_of(v, 8, _points))
-        and _opt(value, "blocked", lambda v: isinstance(v, bool))
-        and _opt(value, "pips_left", lambda v: _list_of(v, 8, _pips))
-        and _opt(value, "ended_by", _seat)
-    )
+    # written out, not with ``_opt`` and lambdas: every round of a log has one, and
+    # the compiled core calls these directly
+    if not isinstance(value, dict):
+        return False
+    winners = value.get("winners")
+    if winners is not None and not _seats(winners):
+        return False
+    points = value.get("points")
+    if points is not None and not _points_list(points):
+        return False
+    bonus = value.get("bonus")
+    if bonus is not None and not _points_list(bonus):
+        return False
+    blocked = value.get("blocked")
+    if blocked is not None and not isinstance(blocked, bool):
+        return False
+    pips_left = value.get("pips_left")
+    if pips_left is not None and not _list_of(pips_left, 8, _pips):
+        return False
+    ended_by = value.get("ended_by")
+    return ended_by is None or _seat(ended_by)
 
 
 def _deal(value: object) -> bool:
@@ -206,65 +232,69 @@ def _deal(value: object) -> bool:
     )
 
 
-def _moves(moves: object) -> bool:
-    """The hot loop: every move of every round passes here once.
+def move_ok(move: dict[str, Any], player: object, action: object, tile: object,
+            end: object, closed: object) -> bool:
+    """True when one move, a ``dict`` whose fields the caller has read, is certainly
+    valid; False means "not certain": the everyday move passes in a few steps, and
+    anything unusual is left to :func:`_moves_careful` (through the whole check).
 
-    It handles the everyday move (exact ``dict``/``int``/``str`` types, known tiles)
-    in as few steps as possible and leaves anything unusual to
-    :func:`_moves_careful`, which decides it keyword by keyword.
+    The replay's walk calls this as it reads each move (see
+    :func:`check_document`'s ``moves``), so that a move's dictionary is read once.
     """
+    # ``type(...) is`` tests narrow the types, so the compiled core compares the
+    # values directly
+    if type(player) is not int or player < 0 or player > _MAX_SEAT:
+        return False
+    if type(action) is not str:
+        return False
+    # How many of the move's keys are checked by now. A key that is present but null
+    # is not counted: then ``ms`` is looked at below, which is only slower.
+    known = 2
+    if action == "play":
+        if type(tile) is not str or tile not in _TILES:
+            return False
+        if end is None:
+            known = 3
+        elif type(end) is str and end in _ENDS:
+            known = 4
+        else:
+            return False
+    elif action == "draw":
+        if end is not None:
+            return False
+        if tile is not None:
+            if type(tile) is not str or tile not in _TILES:
+                return False
+            known = 3
+    elif action != "pass" or tile is not None or end is not None:
+        return False
+    if len(move) > known:
+        ms = move.get("ms")
+        if ms is not None and (
+            (type(ms) is not int and type(ms) is not float) or ms < 0 or ms > _MAX_MS
+        ):
+            return False
+        if closed is not None and type(closed) is not bool:
+            return False
+    return True
+
+
+def _moves(moves: object) -> bool:
+    """The hot loop: every move of every round passes here once (:func:`move_ok`),
+    and a list with anything unusual goes to :func:`_moves_careful`."""
     if type(moves) is not list or len(moves) > 2000:
         return _moves_careful(moves)
-    tiles = _TILES
-    ends = _ENDS
-    try:
-        for move in moves:
-            # ``type(...) is`` tests narrow the types, so the compiled core reads the
-            # dict and compares the values directly
-            if type(move) is not dict:
-                return _moves_careful(moves)
-            player = move.get("player")
-            if type(player) is not int or player < 0 or player > _MAX_SEAT:
-                return _moves_careful(moves)
-            action = move.get("action")
-            if type(action) is not str:
-                return _moves_careful(moves)
-            # How many of the move's keys are checked by now. A key that is present but
-            # null is not counted: then ``ms`` is looked at below, which is only slower.
-            known = 2
-            if action == "play":
-                if move.get("tile") not in tiles:
-                    return _moves_careful(moves)
-                end = move.get("end")
-                if end is None:
-                    known = 3
-                elif end in ends:
-                    known = 4
-                else:
-                    return _moves_careful(moves)
-            elif action == "draw":
-                if move.get("end") is not None:
-                    return _moves_careful(moves)
-                tile = move.get("tile")
-                if tile is not None:
-                    if tile not in tiles:
-                        return _moves_careful(moves)
-                    known = 3
-            elif action != "pass" or move.get("tile") is not None or \
-                    move.get("end") is not None:
-                return _moves_careful(moves)
-            if len(move) > known:
-                ms = move.get("ms")
-                if ms is not None and (
-                    (type(ms) is not int and type(ms) is not float) or ms < 0 or ms > _MAX_MS
-                ):
-                    return _moves_careful(moves)
-                closed = move.get("closed")
-                if closed is not None and type(closed) is not bool:
-                    return _moves_careful(moves)
-    except TypeError:  # an unhashable tile or end: let the careful loop say no
-        return _moves_careful(moves)
+    for move in moves:
+        if type(move) is not dict or not move_ok(
+                move, move.get("player"), move.get("action"), move.get("tile"),
+                move.get("end"), move.get("closed")):
+            return _moves_careful(moves)
     return True
+
+
+def _moves_listed(moves: object) -> bool:
+    """The moves as a list the walk can read, their fields left to it (``moves=False``)."""
+    return type(moves) is list and len(moves) <= 2000
 
 
 def _moves_careful(moves: object) -> bool:
@@ -302,26 +332,34 @@ def _moves_careful(moves: object) -> bool:
     return True
 
 
-def _round(value: object) -> bool:
+def _round(value: object, moves: bool = True) -> bool:
     if not isinstance(value, dict):
         return False
-    if value.get("seed") is not None and value.get("deal") is not None:
+    seed = value.get("seed")
+    deal = value.get("deal")
+    if seed is not None and deal is not None:
         return False
-    return (
-        _moves(value.get("moves", _MISSING))
-        and _opt(value, "seed", lambda s: _str(s, 500))
-        and _opt(value, "deal", _deal)
-        and _opt(value, "opener", _seat)
-        and _opt(value, "result", _round_result)
-    )
+    listed = value.get("moves", _MISSING)
+    if not (_moves(listed) if moves else _moves_listed(listed)):
+        return False
+    if seed is not None and not _str(seed, 500):
+        return False
+    if deal is not None and not _deal(deal):
+        return False
+    opener = value.get("opener")
+    if opener is not None and not _seat(opener):
+        return False
+    result = value.get("result")
+    return result is None or _round_result(result)
 
 
-def _fast_valid(doc: object) -> bool:
+def _fast_valid(doc: object, moves: bool = True) -> bool:
     """True exactly when ``VALIDATOR`` finds no error in ``doc`` (proven by tests).
 
     Written for speed in the common, valid case; on ``False`` the caller asks
     jsonschema what is wrong. Comparisons are written as jsonschema writes them
     (``x < minimum`` fails), so a NaN passes ``minimum`` here as it does there.
+    ``moves=False``: everything but the moves' own fields (see :func:`check_document`).
     """
     if not isinstance(doc, dict):
         return False
@@ -335,8 +373,9 @@ def _fast_valid(doc: object) -> bool:
     rounds = doc.get("rounds", _MISSING)
     if not isinstance(rounds, list) or len(rounds) > 1000:
         return False
-    if not all(map(_round, rounds)):
-        return False
+    for value in rounds:
+        if not _round(value, moves):
+            return False
     return (
         _opt(doc, "game_id", lambda g: _str(g, 200, 1))
         and _opt(doc, "frontend", _frontend)
@@ -388,7 +427,7 @@ def is_valid(doc: object) -> bool:
     return first_error(doc) is None
 
 
-def check_document(doc: object) -> None:
+def check_document(doc: object, *, moves: bool = True) -> None:
     """Raise :class:`SchemaError` for the most useful shape error of ``doc``, if any.
 
     "Most useful" is the earliest in the order the engine would meet it: the
@@ -397,11 +436,17 @@ def check_document(doc: object) -> None:
     (docs/format.md: round 0, move 0 for the document; round r, move 0 for round r as a
     whole; round r, move m for move m) and a message that quotes at most
     ~60 characters of the offending value.
+
+    ``moves=False`` checks everything but the fields of each move (each round's moves
+    must still be a list), for a caller that reads every move anyway: it checks each
+    one with :func:`move_ok` as it reads it and, when one is not certainly valid, or
+    before it reports any error of its own, calls this again in full, so that the
+    schema's error always comes first, as if the whole document had been checked.
     """
     early = _precheck(doc)
     if early is not None:
         raise early
-    if _fast_valid(doc):
+    if _fast_valid(doc, moves):
         return
     from recorder.schema_errors import first_error
 

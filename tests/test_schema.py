@@ -8,6 +8,7 @@ one meaning (the hypothesis test at the end proves the fast lane equivalent).
 from __future__ import annotations
 
 import copy
+import random
 import statistics
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from jsonschema import Draft202012Validator
 
 from recorder import schema, schema_errors
 from recorder.errors import RecorderError, SchemaError
+from recorder.replay import invalid_answer, replay
 from recorder.schema import SCHEMA, SCHEMA_PATH, check_document, is_valid
 from recorder.schema_errors import VALIDATOR
 
@@ -616,3 +618,45 @@ def test_the_hot_loop_and_the_careful_loop_agree(
         assert schema._moves(candidate) == schema._moves_careful(candidate)
         doc = {**CONTRACT_EXAMPLE, "rounds": [{"moves": candidate}]}
         assert schema._fast_valid(doc) == VALIDATOR.is_valid(doc)
+
+
+# ---------------------------------------------------------------------------------------
+# The replay reads each move's fields once, checking them as it goes; a shape error
+# anywhere still comes before any error of the rules, as if checked ahead.
+
+_BROKEN_VALUES: list[Any] = [None, "x", -1, 9, 1.5, True, [], {}, "9-9", 10**20]
+
+
+def _shape_and_rule_errors(pool: list[dict[str, Any]], count: int) -> Iterator[dict[str, Any]]:
+    """Logs with an illegal move (two moves swapped) in one round and a broken move
+    field in a later one, or the other way round."""
+    rng = random.Random(11)
+    long = [g for g in pool if len(g["rounds"]) >= 2]
+    for i in range(count):
+        doc = copy.deepcopy(rng.choice(long))
+        first = rng.randrange(len(doc["rounds"]) - 1)
+        second = rng.randrange(first + 1, len(doc["rounds"]))
+        swap_at, break_at = (first, second) if i % 2 else (second, first)
+        moves = doc["rounds"][swap_at]["moves"]
+        if len(moves) > 2:
+            a, b = rng.randrange(len(moves)), rng.randrange(len(moves))
+            moves[a], moves[b] = moves[b], moves[a]
+        moves = doc["rounds"][break_at]["moves"]
+        if moves:
+            field = rng.choice(["player", "action", "tile", "end", "ms", "closed"])
+            rng.choice(moves)[field] = rng.choice(_BROKEN_VALUES)
+        yield doc
+
+
+def test_a_shape_error_comes_first_wherever_it_is(game_pool: list[dict[str, Any]]) -> None:
+    shape_errors = 0
+    for doc in _shape_and_rule_errors(game_pool, 300):
+        answer = replay(doc)
+        try:
+            check_document(doc)
+        except SchemaError as exc:
+            shape_errors += 1
+            assert answer == invalid_answer(doc, exc), answer  # no round before it
+        else:  # the rules' error, or none
+            assert answer.get("error", {}).get("code") != "log/schema", answer
+    assert shape_errors > 150  # most broken fields break the shape
