@@ -5,11 +5,15 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recorder.cli import main
+from recorder.replay import replay
 from recorder.simulate import simulate_game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -229,3 +233,46 @@ def test_deal_says_who_opens(runner: CliRunner, args: list[str], line: str) -> N
     result = runner.invoke(main, ["deal", *args])
     assert result.exit_code == 0, result.output
     assert line in result.output.splitlines()
+
+
+# ---------------------------------------------------------------------------------------
+# The answer's text: written by orjson where it can be, always the stdlib's bytes.
+
+_NUMBERS = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=False),
+                     st.sampled_from([1e-05, 2.5e-07, 1e16, 0.1, -0.0, 1e300]))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    game_id=st.text(max_size=30),
+    rounds=st.lists(st.fixed_dictionaries({
+        "winners": st.lists(st.integers(0, 7), max_size=3),
+        "points": st.lists(_NUMBERS, max_size=4),
+        "blocked": st.booleans(),
+        "ended_by": st.one_of(st.none(), st.integers(0, 7)),
+    }), max_size=4),
+    scores=st.lists(_NUMBERS, max_size=4),
+)
+def test_answer_json_is_the_stdlib_text(game_id: str, rounds: list[dict[str, Any]],
+                                        scores: list[Any]) -> None:
+    from recorder.cli import answer_json
+
+    for answer in (
+        {"game_id": game_id, "status": "finished", "rounds": rounds, "scores": scores,
+         "winners": [0]},
+        {"game_id": game_id, "status": "invalid", "error": {"message": f"a, b: {game_id}"}},
+    ):
+        assert answer_json(answer) == json.dumps(answer, ensure_ascii=False)
+
+
+def test_answer_json_of_every_sample_game_is_the_stdlib_text() -> None:
+    from recorder.cli import answer_json
+    from recorder.parse import iter_path
+
+    fast = 0
+    for path in sorted((ROOT / "sample_games").glob("*.json*")):
+        for parsed in iter_path(str(path)):
+            answer = replay(parsed.doc)
+            assert answer_json(answer) == json.dumps(answer, ensure_ascii=False), path
+            fast += answer["status"] != "invalid"
+    assert fast > 50
