@@ -26,7 +26,6 @@ from recorder.errors import (
     internal_error,
 )
 from recorder.rules import Ruleset
-from recorder.schema import check_document, move_ok
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +103,10 @@ def open_game(doc: Any, *, moves: bool = True) -> Game:
     then read once, not twice. Whoever walks such a game must call
     :func:`schema_first` before reporting an error of the walk.
     """
+    # imported here, not with the module: a broken installation (its schema file
+    # missing) is then reported by the command that needs it, not by every import
+    from recorder.schema import check_document
+
     check_document(doc, moves=moves)
     try:
         rules = Ruleset.from_spec(doc["ruleset"])
@@ -125,6 +128,8 @@ def schema_first(doc: Any, game: Game) -> None:
     one, which comes first (docs/format.md), as when the whole document is checked
     ahead. Needed only while the fast walk has not read every move."""
     if game.moves_unchecked:
+        from recorder.schema import check_document
+
         check_document(doc)
         game.moves_unchecked = False
 
@@ -135,6 +140,8 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
     With ``moves=False`` only the round events come out and the moves take the
     engine's fast lane: that is what plain validation uses.
     """
+    from recorder.schema import move_ok
+
     if game is None:
         game = open_game(doc)
     match, ids = game.match, game.players
