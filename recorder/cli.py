@@ -604,18 +604,25 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
     if answer["status"] == "invalid" and (
             error.get("round", 0) == 0 or str(error.get("code")).startswith("internal/")):
         return f"{name}: invalid: {answer['error']['message']}"
-    game = open_game(doc)
+    try:
+        game = open_game(doc)
+    except RecorderError:  # a shape error in a later round: no move can be shown
+        return f"{name}: invalid: {answer['error']['message']}"
     ids = game.players
     lines.append(f"{name}: {game.rules.preset}, {len(ids)} players ({', '.join(ids)})")
     pending: MoveEvent | None = None
+
+    def seated(seat: object) -> bool:  # a refused move may name a seat nobody has
+        return isinstance(seat, int) and 0 <= seat < len(ids)
 
     def flush(state: Any) -> None:
         nonlocal pending
         if pending is None:
             return
         mv = pending.move
-        text = f"  {pending.move_no:3}. {ids[mv.player]} {mv.text()}"
-        if mv.action == "play":
+        who = ids[mv.player] if seated(mv.player) else f"seat {mv.player!r}"
+        text = f"  {pending.move_no:3}. {who} {mv.text()}"
+        if mv.action == "play" and seated(mv.player):
             text = f"{text:34} {_ends(state)}"
             if state.rules.bonus:
                 text += f"  sum {state.open_end_sum()}"
@@ -637,7 +644,8 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
                 lines.append(f"round {event.round} ({deal}, boneyard {state.boneyard_left()})")
             elif type(event) is MoveEvent:
                 pending = event
-                pending_bonus = state.bonus[event.move.player]
+                pending_bonus = state.bonus[event.move.player] \
+                    if seated(event.move.player) else 0
             elif type(event) is RoundEnd:
                 res = event.result
                 how = "blocked" if res.blocked else f"domino by {ids[res.ended_by]}"

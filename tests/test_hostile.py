@@ -171,3 +171,19 @@ def test_engine_case_is_refused_by_the_engine(name: str) -> None:
     error = answer["error"]
     assert (error["round"], error["move"]) == ENGINE_CASES[name], error
     assert error["message"].strip()
+
+
+@pytest.mark.parametrize("command", [["replay"], ["replay", "--json"], ["validate"]])
+def test_every_hostile_file_is_answered_by_the_command_line(command: list[str]) -> None:
+    # Each file is refused (exit 1) or unreadable (exit 2), in every output mode: never
+    # the recorder's own failure (exit 3), which a transcript once was for a shape error
+    # beyond the first round.
+    from click.testing import CliRunner
+
+    from recorder.cli import main
+
+    runner = CliRunner()
+    for name in corpus():
+        result = runner.invoke(main, [*command, "--workers", "0", str(HOSTILE / name)])
+        assert result.exit_code in (1, 2), (name, result.exit_code, result.output)
+        assert "internal" not in result.output, (name, result.output)
