@@ -19,7 +19,8 @@
 ``--breakdown`` also times each stage on the first 2,000 lines in this process (parse,
 identity, replay + facts, rows + insert), and the insert into the fact tables as they
 were (rowid tables with a separate key index) and as they are (``WITHOUT ROWID``), with
-the size of each database, to show where an import spends its time.
+the size of each database, to show where an import spends its time; and the floor:
+SQLite inserting nothing but the ``moves`` rows, built beforehand, into a bare table.
 """
 
 from __future__ import annotations
@@ -221,7 +222,34 @@ def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             db.close()
             rates[f"database MB, {layout}"] = round(db_path.stat().st_size / 1e6, 1)
+    rates["insert floor, moves rows alone"] = _moves_floor(records, rounds)
     return rates
+
+
+def _moves_floor(records: list[Any], rounds: int) -> int:
+    """Rounds per CPU second when SQLite does nothing but insert the ``moves`` rows, built
+    beforehand, into a bare ``WITHOUT ROWID`` table (no foreign key, no other table): the
+    writer's ceiling while every move is a row. Best of three."""
+    import sqlite3
+
+    rows = [[(game, *row) for row in record.moves] for game, record in enumerate(records, 1)]
+    columns = ", ".join(f"c{i}" for i in range(len(rows[0][0])))
+    best = 0
+    for _ in range(3):
+        with tempfile.TemporaryDirectory() as tmp:
+            conn = sqlite3.connect(Path(tmp) / "floor.db", isolation_level=None)
+            conn.execute("PRAGMA journal_mode=wal")
+            conn.execute(f"CREATE TABLE moves ({columns}, PRIMARY KEY (c0, c1, c2)) "
+                         "WITHOUT ROWID")
+            sql = f"INSERT INTO moves VALUES ({', '.join('?' * len(rows[0][0]))})"
+            started = time.process_time()
+            conn.execute("BEGIN")
+            for game_rows in rows:
+                conn.executemany(sql, game_rows)
+            conn.execute("COMMIT")
+            best = max(best, round(rounds / (time.process_time() - started)))
+            conn.close()
+    return best
 
 
 def main() -> None:
