@@ -27,7 +27,9 @@ class Stream:
     __slots__ = ("_buf", "_k", "_pos", "_prefix")
 
     def __init__(self, seed: str) -> None:
-        self._prefix = seed.encode("utf-8") + b":"
+        # the hash of "<seed>:" so far, copied for each block: cheaper than hashing
+        # the prefix again (a deal hashes four blocks or so)
+        self._prefix = hashlib.sha256(seed.encode("utf-8") + b":")
         self._k = 0
         self._buf: list[int] = []
         self._pos = 0
@@ -38,9 +40,11 @@ class Stream:
         if self._pos:
             del buf[: self._pos]
             self._pos = 0
-        prefix, k = self._prefix, self._k
+        k = self._k
         while len(buf) < count:
-            buf.extend(_WORDS.unpack(hashlib.sha256(prefix + str(k).encode()).digest()))
+            block = self._prefix.copy()
+            block.update(str(k).encode())
+            buf.extend(_WORDS.unpack(block.digest()))
             k += 1
         self._k = k
 
