@@ -39,6 +39,7 @@ def ensure_venv(extras: str) -> None:
         sys.exit(f"Python 3.11 or newer is needed, this is {sys.version.split()[0]}")
     if not PY.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)
+    precompile()
     stamp = VENV / f".installed-{extras or 'base'}"
     digest = build_digest()
     if stamp.exists() and stamp.read_text() == digest:
@@ -48,6 +49,17 @@ def ensure_venv(extras: str) -> None:
     run(PY, "-m", "pip", "install", "--quiet", "-e", target)
     stamp.write_text(digest)
     report_build()
+
+
+def precompile() -> None:
+    """Write the bytecode of the project's own modules, as pip does for installed ones.
+
+    An editable install leaves them as sources, and where ``PYTHONDONTWRITEBYTECODE`` is
+    set (as on some CI machines) every command would compile them again at start: 15 ms
+    of each ``recorder`` run. Up-to-date files are skipped, so this costs little.
+    """
+    subprocess.run([str(PY), "-m", "compileall", "-q", "recorder", "webui"], cwd=ROOT,
+                   check=False, stdout=subprocess.DEVNULL)
 
 
 def build_digest() -> str:
