@@ -55,12 +55,25 @@ sys.path.insert(0, str(ROOT))
 
 
 def build_corpus(rounds: int, seed: int) -> tuple[Path, dict[str, int]]:
-    """The JSON Lines file of at least ``rounds`` rounds, and its games/rounds counts."""
+    """The JSON Lines file of at least ``rounds`` rounds, and its games/rounds counts.
+
+    Made by a child process when it is not cached: the games it holds while writing
+    would stay in this process's memory, and an import started from here would count
+    them in its own peak RSS (a child's RSS includes its parent's pages until it runs
+    its own program).
+    """
+    path = OUT_DIR / f"ingest-{rounds}-s{seed}.jsonl"
+    meta_path = path.with_suffix(".meta.json")
+    if not (path.exists() and meta_path.exists()):
+        subprocess.run([sys.executable, __file__, "--build-corpus", str(rounds),
+                        "--seed", str(seed)], check=True)
+    return path, json.loads(meta_path.read_text())
+
+
+def _write_corpus(rounds: int, seed: int) -> None:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     path = OUT_DIR / f"ingest-{rounds}-s{seed}.jsonl"
     meta_path = path.with_suffix(".meta.json")
-    if path.exists() and meta_path.exists():
-        return path, json.loads(meta_path.read_text())
     from recorder.simulate import simulate_game
 
     base: list[tuple[str, int]] = []  # (line without game_id, rounds)
@@ -93,7 +106,6 @@ def build_corpus(rounds: int, seed: int) -> tuple[Path, dict[str, int]]:
     meta_path.write_text(json.dumps(meta))
     print(f"built {path.name}: {games} games, {total} rounds, "
           f"{meta['bytes'] / 1e6:.0f} MB in {time.monotonic() - started:.0f}s", file=sys.stderr)
-    return path, meta
 
 
 def _tree_pss_kb(pid: int) -> int:
@@ -261,7 +273,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--breakdown", action="store_true", help="time each stage too")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--build-corpus", type=int, metavar="ROUNDS", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.build_corpus:  # the child process of build_corpus
+        _write_corpus(args.build_corpus, args.seed)
+        return
     sizes = sorted(args.rounds or [BASE_ROUNDS])
     counts = args.workers or [1, 2]
     machine = (f"{platform.python_implementation()} {platform.python_version()}, "
