@@ -36,13 +36,13 @@ BOOM = "boom"
 def planted_bug(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine raises a KeyError when it deals round 2 of a game seeded ``boom``.
 
-    Planted in ``hashlib.sha256``, which the seeded shuffle calls for every block of
-    a round's stream: a seam that both builds of the engine (compiled and pure) look
-    up at run time, and that forked worker processes inherit.
+    Planted in ``hashlib.sha256``, which the seeded stream of every round calls with
+    ``"<seed>:"``: a seam that both builds of the engine (compiled and pure) look up at
+    run time, and that forked worker processes inherit.
     """
     _boom_game()  # simulated before the bug is planted
     original = hashlib.sha256
-    round_two = re.compile(rb".*" + BOOM.encode() + rb".*/2:\d+")
+    round_two = re.compile(rb".*" + BOOM.encode() + rb".*/2:\d*")
 
     def sha256(data: bytes = b"", **kwargs: Any) -> Any:
         if round_two.fullmatch(data):
