@@ -45,7 +45,24 @@ PLAY: Final = "play"
 OVER: Final = "over"
 
 
-class Move:
+class _Value:
+    """Compared and hashed by value, like a frozen dataclass: by :meth:`_key`."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+
+class Move(_Value):
     """One logged action. ``tile`` keeps the written text (``"3-5"``) for messages.
 
     Immutable, compared and hashed by value, like a frozen dataclass; written out by
@@ -69,14 +86,6 @@ class Move:
 
     def _key(self) -> tuple[Any, ...]:
         return (self.player, self.action, self.tile, self.end, self.closed)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Move):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         return (f"Move(player={self.player!r}, action={self.action!r}, tile={self.tile!r}, "
@@ -115,7 +124,7 @@ class Move:
         return self.action
 
 
-class Deal:
+class Deal(_Value):
     """Who holds what and the boneyard in draw order, plus how the opener was settled.
 
     Immutable and compared by value, like a frozen dataclass; written out by hand, as
@@ -136,14 +145,6 @@ class Deal:
     def _key(self) -> tuple[Any, ...]:
         return (self.hands, self.boneyard, self.redeals, self.lot, self.seeded)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Deal):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
     def __repr__(self) -> str:
         return (f"Deal(hands={self.hands!r}, boneyard={self.boneyard!r}, "
                 f"redeals={self.redeals!r}, lot={self.lot!r}, seeded={self.seeded!r})")
@@ -155,7 +156,7 @@ class Deal:
         return [tiles.kind_name[tiles.phys_kind[p]] for p in self.boneyard]
 
 
-class RoundResult:
+class RoundResult(_Value):
     """What the end of a round gives, as the engine's answer (docs/format.md) lists it.
 
     Immutable and compared by value; a plain class for the reason :class:`Deal` is.
@@ -176,14 +177,6 @@ class RoundResult:
     def _key(self) -> tuple[Any, ...]:
         return (self.winners, self.points, self.bonus, self.blocked, self.pips_left,
                 self.ended_by)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RoundResult):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         return (f"RoundResult(winners={self.winners!r}, points={self.points!r}, "
