@@ -470,11 +470,13 @@ def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
         if not isinstance(claimed, dict):
             continue
         for field, value in claimed.items():
-            if field not in computed or value is None:  # null: nothing claimed
+            mine = computed.get(field)
+            if mine is None or value is None:  # not ours to compare, or nothing claimed
                 continue
-            mine = computed[field]
-            if field == "winners" and isinstance(value, list):
+            if field == "winners" and isinstance(value, list) and len(value) > 1:
                 value = sorted(value, key=str)
+            if value == mine and type(value) is type(mine):
+                continue  # the common case, decided without walking the values
             if not _same(value, mine):
                 out.append({"round": r, "field": field, "claimed": value, "computed": mine})
     claimed = doc.get("result")
