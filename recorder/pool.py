@@ -18,6 +18,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -60,6 +62,31 @@ def start_method() -> str:
     return multiprocessing.get_start_method()
 
 
+ORPHAN_CHECK_SECONDS = 1.0
+"""How often a worker looks whether the process that started it is still there."""
+
+
+def _start_worker(parent: int, initializer: Callable[..., None] | None,
+                  initargs: tuple[Any, ...]) -> None:
+    """Each worker's start: the caller's ``initializer``, and a watch on its parent.
+
+    A worker waits for chunks on a pipe whose other end it holds too (it was forked
+    with it), so it never sees the end of its input: if the process that started it is
+    killed (``kill -9`` of an import), nothing else would ever stop it.
+    """
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                     name="recorder-parent-watch").start()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+        if os.getppid() != parent:  # adopted: the process that started us is gone
+            os._exit(1)  # nobody is left to read what this worker would make
+
+
 def chunked(items: Iterable[T], size_of: Callable[[T], int],
             max_items: int = CHUNK_ITEMS, max_bytes: int = CHUNK_BYTES) -> Iterator[list[T]]:
     """``items`` in lists of at most ``max_items`` and about ``max_bytes``, in order."""
@@ -98,8 +125,8 @@ def ordered_map(
             yield fn(chunk)
         return
     context = multiprocessing.get_context(method or start_method())
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=initializer,
-                               initargs=initargs)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                               initargs=(os.getpid(), initializer, initargs))
     window: deque[Future[R]] = deque()
     limit = workers * (1 + IN_FLIGHT_PER_WORKER)
     try:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,23 @@ BATCH = 10
 KILL_AFTER = 60  # outcomes reported (so committed) before the kill
 
 
+def _children(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux; none found elsewhere)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_sigkill_midway_then_rerun(tmp_path: Path, db_path: Path) -> None:
     path = tmp_path / "big.jsonl"
@@ -26,7 +44,8 @@ def test_sigkill_midway_then_rerun(tmp_path: Path, db_path: Path) -> None:
         for i in range(GAMES):
             out.write(json.dumps(make_game(i, game_id=f"crash-{i}")) + "\n")
     command = [sys.executable, "-c", "from recorder.cli import main; main()", "import",
-               "--json", "--batch-size", str(BATCH), "--db", str(db_path), str(path)]
+               "--json", "--batch-size", str(BATCH), "--workers", "2", "--db", str(db_path),
+               str(path)]
 
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           env=subprocess_env(), cwd=tmp_path, text=True) as proc:
@@ -37,9 +56,16 @@ def test_sigkill_midway_then_rerun(tmp_path: Path, db_path: Path) -> None:
                 reported += 1
             if reported >= KILL_AFTER:
                 break
+        workers = _children(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
+    if Path("/proc").is_dir():  # the workers do not outlive the writer
+        assert len(workers) == 2, workers
+        deadline = time.monotonic() + 10
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers), "a worker outlived the killed import"
 
     db = storage.connect(db_path)
     assert storage.integrity_check(db) == "ok"
