@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -454,18 +453,6 @@ def test_jsonschema_is_loaded_only_for_a_refused_document() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "/rounds/0/moves/0/player", "True"]
-
-
-def test_check_document_is_fast_on_a_valid_log() -> None:
-    # 10 rounds x 25 moves; about 0.1 ms on the development machine. The bound is loose
-    # so that a busy CI machine does not fail it; bench/ measures precisely.
-    doc = make_log(10, 25)
-    times = []
-    for _ in range(30):
-        start = time.perf_counter()
-        check_document(doc)
-        times.append(time.perf_counter() - start)
-    assert statistics.median(times) < 0.002
 
 
 # ---------------------------------------------------------------------------------------
