@@ -138,12 +138,16 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
     """Replay ``doc`` round by round, move by move; raise at the first error.
 
     With ``moves=False`` only the round events come out and the moves take the
-    engine's fast lane: that is what plain validation uses.
+    engine's fast lane: that is what plain validation uses. Only that lane checks the
+    moves' shape as it reads them (a game opened with ``open_game(doc, moves=False)``);
+    the other has them checked first.
     """
     from recorder.schema import move_ok
 
     if game is None:
         game = open_game(doc)
+    elif moves:
+        schema_first(doc, game)  # every move's shape, before any of them is read
     match, ids = game.match, game.players
     for r, rdoc in enumerate(game.rounds, 1):
         if match.over:
