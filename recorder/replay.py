@@ -198,10 +198,11 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             m = 0
             logged: list[Any] = rdoc["moves"]
             try:
-                for m, mdoc in enumerate(logged, 1):  # noqa: B007 - m locates errors
+                for m, mdoc in enumerate(logged, 1):
                     if type(mdoc) is not dict:
                         schema_first(doc, game)  # not a move: the schema says why
-                        continue  # (unreachable while the schema refuses it)
+                        # the schema let it through: a bug, never a move skipped
+                        raise TypeError(f"move {m} of round {r} is not an object")
                     # typed for the compiled core: the reads and the calls are direct
                     move_doc: dict[str, Any] = mdoc
                     player = move_doc.get("player")
