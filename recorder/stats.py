@@ -192,8 +192,8 @@ def _hist(c: Contribution, player: str, kind: str, bucket: object) -> None:
 _IX: Final = {name: i for i, name in enumerate(storage.PLAYER_COUNTERS)}
 """Each player counter's place in a row, looked up once here: ``contribution`` runs per
 move of every imported game, where a name lookup per counter was a fifth of its time."""
-_PLAYS_AT: Final = [0, *(_IX[f"plays_at_{at}"] for at in range(1, MOVE_CAP + 1))]
-_BONUS_AT: Final = [0, *(_IX[f"bonus_at_{at}"] for at in range(1, MOVE_CAP + 1))]
+_PLAYS_AT: Final = {at: _IX[f"plays_at_{at}"] for at in range(1, MOVE_CAP + 1)}
+_BONUS_AT: Final = {at: _IX[f"bonus_at_{at}"] for at in range(1, MOVE_CAP + 1)}
 (_GAMES, _FINISHED, _WINS, _MOVES, _PLAYS, _DRAWS, _PASSES, _MS_N, _MS_SUM, _MS_SQ,
  _HEAVY_N, _HEAVY_K, _DOUBLE_N, _DOUBLE_K, _CHANCE_N, _CHANCE_K, _LEFT_SUM, _LEFT_SQ,
  _MISSED_N, _MISSED_POINTS, _BONUS_PLAYS, _BONUS_POINTS, _BLOCK_N, _BLOCK_K) = (
