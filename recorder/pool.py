@@ -66,7 +66,7 @@ ORPHAN_CHECK_SECONDS = 1.0
 """How often a worker looks whether the process that started it is still there."""
 
 
-def _start_worker(parent: int, initializer: Callable[..., None] | None,
+def _worker_bootstrap(parent: int, initializer: Callable[..., None] | None,
                   initargs: tuple[Any, ...]) -> None:
     """Each worker's start: the caller's ``initializer``, and a watch on its parent.
 
@@ -125,7 +125,7 @@ def ordered_map(
             yield fn(chunk)
         return
     context = multiprocessing.get_context(method or start_method())
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_bootstrap,
                                initargs=(os.getpid(), initializer, initargs))
     window: deque[Future[R]] = deque()
     limit = workers * (1 + IN_FLIGHT_PER_WORKER)
