@@ -102,6 +102,9 @@ _BUFFER_ROWS: Final = {"ids": 8192, "games": 512, "players": 16384, "rounds": 16
                        "moves": 65536, "refused": 1024}
 """Rows of each staging table held before they are written as a row group: a games
 row holds the whole log, so few of them."""
+LOOPBACK: Final = "127.0.0.1:0"
+"""Where a LocalCluster's scheduler serves HTTP (its health and metrics, the dashboard
+where bokeh is installed): a free port on this machine only, never another's."""
 MEMORY_LIMIT: Final = "1GB"
 """What DuckDB may hold in memory in the commit's identity step before it spills."""
 
@@ -224,7 +227,7 @@ def plan_file(source: SourceFile, shard_bytes: int, limits: Limits) -> list[Shar
         with _open(source.url) as raw:
             is_gzip = raw.read(2) == GZIP_MAGIC
             raw.seek(0)
-            read = gzip.GzipFile(fileobj=raw, mode="rb").read if is_gzip else raw.read
+            read = gzip.GzipFile(fileobj=raw, mode="rb").read1 if is_gzip else raw.read
             large = not is_gzip and source.size > limits.max_input_bytes
             mode = _sniff(read, limits, large=large)
     except Exception:
@@ -616,7 +619,7 @@ def _lines(read: Callable[[int], bytes], position: int, shard: Shard, limits: Li
                 f"line {line_no}: the line is longer than "
                 f"{_size(limits.max_document_bytes)}, the most accepted for one document"))
         index += 1
-        yield parsed, chunk
+        yield parsed, chunk.rstrip(b"\r\n")
     yield _Tail(newlines), None
 
 
@@ -888,7 +891,7 @@ def decide(fs: fsspec.AbstractFileSystem, root: str, shards: Sequence[Shard],
             "  WHEN c.kind = -1 OR w.g IS NULL THEN 'refuse' "
             "  WHEN c.hash = w.whash THEN CASE WHEN c.o = w.wo THEN 'accept' "
             "                                  ELSE 'duplicate' END "
-            "  WHEN c.o > w.wo THEN 'conflict' "
+            "  WHEN c.o > w.wo AND (c.kind = 1 OR w.wo = -1) THEN 'conflict' "
             "  ELSE 'refuse' END AS verdict, w.wid, w.wat "
             "FROM c LEFT JOIN w ON c.g = w.g AND c.kind <> -1")
         counts = dict(con.execute("SELECT verdict, count(*) FROM v GROUP BY verdict")
@@ -958,7 +961,7 @@ def line_bases(shards: Sequence[Shard], records: dict[str, ShardResult]
 # Publishing: a shard's accepted rows into the datasets.
 
 
-def publish_shard(shard: Shard, out: str, kind: str, bases: list[int], now: str) -> int:
+def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str) -> int:
     """The task that moves one decided shard into the datasets; returns the games it put
     there. Each file is written whole; run twice, it writes the same files again."""
     fs, root = parquet.filesystem(out)
@@ -1090,7 +1093,7 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator[Any]:
             client.close()
         return
     cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=LOOPBACK, silence_logs=logging.ERROR)
     try:
         client = Client(cluster)
         try:
@@ -1214,8 +1217,8 @@ def _publish(dask: Any, fs: fsspec.AbstractFileSystem, root: str, out: str, kind
             records[s.id].status != "published"]
     if todo:
         update = bar_for("publish", len(todo), {})
-        futures = dask.map(publish_shard, todo, out=out, kind=kind,
-                           bases=[commit["bases"][s.id] for s in todo], now=commit["time"],
+        futures = dask.map(publish_shard, todo, [commit["bases"][s.id] for s in todo],
+                           out=out, kind=kind, now=commit["time"],
                            key=[f"recorder-publish-{s.id}-{uuid.uuid4().hex[:8]}"
                                 for s in todo], retries=2)
         for _ in _gather(dask, futures, lambda _: update(1)):

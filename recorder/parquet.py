@@ -330,9 +330,10 @@ def read_dataset(url: str, dataset: str, columns: Sequence[str] | None = None) -
     fs, root = filesystem(url)
     schema = SCHEMAS[dataset]
     names = list(columns) if columns is not None else schema.names
-    tables = [pq.read_table(path, columns=[n for n in names if n in schema.names],
-                            filesystem=fs, schema=schema)
-              for path in dataset_files(fs, root, dataset)]
+    tables = []
+    for path in dataset_files(fs, root, dataset):
+        with fs.open(path, "rb") as stream:
+            tables.append(pq.ParquetFile(stream).read(columns=names))
     if not tables:
         return table(pa.schema([schema.field(n) for n in names]), [])
     return pa.concat_tables(tables).select(names)
