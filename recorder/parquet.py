@@ -250,7 +250,7 @@ class PartitionedWriter:
                  *, buffer_rows: int = 64 * 1024, file_rows: int | None = None) -> None:
         self.fs, self.root, self.dataset, self.tag = fs, root, dataset, tag
         self.schema = SCHEMAS[dataset]
-        self.buffer_rows = buffer_rows
+        self.buffer_rows = buffer_rows if file_rows is None else min(buffer_rows, file_rows)
         self.file_rows = file_rows
         """With a number, a preset's rows go to files of about that many rows each
         (``part-<tag>-00000.parquet``, ...), so no file grows without bound."""

@@ -6,16 +6,35 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import logging
 import re
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import break_game, make_game
 
 from recorder import parquet
 
 SKIP_TIME = ("imported_at", "played_at", "refused_at")
+SHARD = 20_000
+"""Bytes per shard in the tests: every file of the archive is cut into many."""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """Two worker processes, one thread each, as ``recorder batch --workers 2`` starts
+    (a test module that imports this fixture gets its own, closed after its tests)."""
+    from distributed import Client, LocalCluster
+
+    from recorder.batch import LOOPBACK
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=LOOPBACK, silence_logs=logging.ERROR) as local, \
+            Client(local) as client:
+        yield client
 """The columns that say when a game was stored: equal only within one store."""
 
 

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from archives import (
+    SHARD,
     batch_refusals,
     columns,
     datasets,
@@ -31,26 +31,13 @@ from archives import (
     sqlite_rows,
     write_archive,
 )
+from archives import cluster as cluster  # the module's cluster (a fixture)
 from click.testing import CliRunner
 from conftest import make_game, subprocess_env
 
 from recorder import batch, parquet
 from recorder.batch import LOOPBACK
 from recorder.cli import main
-
-SHARD = 20_000
-"""Bytes per shard in these tests: every file of the archive is cut into many."""
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    """Two worker processes, one thread each, as ``recorder batch --workers 2`` starts."""
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=LOOPBACK, silence_logs=logging.ERROR) as local, \
-            Client(local) as client:
-        yield client
 
 
 @pytest.fixture(scope="module")
