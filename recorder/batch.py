@@ -89,6 +89,10 @@ DEFAULT_SHARD_BYTES: Final = 32 * 1024 * 1024
 """Bytes of JSON Lines per shard (about 23,000 rounds, some seconds of one worker):
 small enough that work spreads evenly and a retried shard costs little, large enough
 that the scheduler's cost per task (milliseconds) does not count."""
+SHARDS_PER_FILE: Final = 16
+MIN_SHARD_BYTES: Final = 1024 * 1024
+"""A file is cut into about SHARDS_PER_FILE shards, none smaller than this (unless
+``--shard-bytes`` asks for smaller), nor larger than ``--shard-bytes``."""
 MAX_GZIP_SHARDS: Final = 16
 """A gzip file is cut into at most this many shards: a shard of a gzip stream has to
 decompress (and throw away) everything before its range, a cost that grows with the
@@ -235,16 +239,26 @@ def plan_file(source: SourceFile, shard_bytes: int, limits: Limits) -> list[Shar
     if mode == "whole":
         return [Shard(source.url, source.stamp, "whole", is_gzip, 0, None)]
     if not is_gzip:
-        bounds = list(range(0, max(source.size, 1), shard_bytes))
+        step = shard_size(source.size, shard_bytes)
+        bounds = list(range(0, max(source.size, 1), step))
     elif source.size <= min(SMALL_GZIP, shard_bytes):
         bounds = [0]
     else:
         size = _gzip_size(source.url, limits.max_stream_bytes)
-        count = max(1, min(MAX_GZIP_SHARDS, -(-size // shard_bytes)))
+        step = shard_size(size, shard_bytes)
+        count = max(1, min(MAX_GZIP_SHARDS, -(-size // step)))
         bounds = list(range(0, max(size, 1), max(1, -(-size // count))))
     ends: list[int | None] = [*bounds[1:], None]
     return [Shard(source.url, source.stamp, "lines", is_gzip, start, end)
             for start, end in zip(bounds, ends, strict=True)]
+
+
+def shard_size(size: int, most: int) -> int:
+    """Bytes per shard of a file of ``size`` bytes: ``most`` for a large file, less for a
+    smaller one (about SHARDS_PER_FILE shards, none under MIN_SHARD_BYTES), so that one
+    file is still spread over the workers. It depends on the file alone: the same file
+    is cut the same way in every run, and its shards done before are not done again."""
+    return max(1, min(most, max(MIN_SHARD_BYTES, -(-size // SHARDS_PER_FILE))))
 
 
 def _sniff(read: Callable[[int], bytes], limits: Limits, *, large: bool) -> str:
@@ -479,16 +493,26 @@ class _Stage:
         if kind == "facts":
             names += list(parquet.FACT_DATASETS)
         self._rows: dict[str, list[tuple[Any, ...]]] = {n: [] for n in names}
-        self._files = {n: parquet.FileWriter(fs, f"{folder}/{n}.parquet", STAGING[n])
+        self._files = {n: parquet.FileWriter(fs, f"{folder}/{n}.parquet", STAGING[n],
+                                             compression=parquet.STAGING_COMPRESSION)
                        for n in names}
 
     def add(self, name: str, row: tuple[Any, ...]) -> None:
-        rows = self._rows.get(name)
-        if rows is None:
-            return
+        rows = self._rows[name]
         rows.append(row)
         if len(rows) >= _BUFFER_ROWS[name]:
             self._flush(name)
+
+    def add_facts(self, pos: int, record: storage.GameRecord) -> None:
+        """A game's players, rounds and moves rows, under its place in the shard."""
+        for name, facts in (("players", record.players), ("rounds", record.rounds),
+                            ("moves", record.moves)):
+            rows = self._rows.get(name)
+            if rows is None or not facts:
+                continue  # batch replay keeps no facts
+            rows.extend([(pos, *row) for row in facts])
+            if len(rows) >= _BUFFER_ROWS[name]:
+                self._flush(name)
 
     def _flush(self, name: str) -> None:
         rows = self._rows[name]
@@ -670,12 +694,7 @@ def _stage_document(stage: _Stage, importer: _Fresh, shard: Shard, pos: int,
         stage.add("ids", (pos, item.line, item.index, pending.content_hash, kf, kg,
                           pending.game_id, game["preset"], VALID))
         stage.add("games", tuple(pos if c == "id" else game[c] for c in _GAME_COLUMNS))
-        for row in record.players:
-            stage.add("players", (pos, *row))
-        for row in record.rounds:
-            stage.add("rounds", (pos, *row))
-        for row in record.moves:
-            stage.add("moves", (pos, *row))
+        stage.add_facts(pos, record)
         result.games += 1
         result.rounds += int(game["rounds_count"] or 0)
         return
@@ -1077,6 +1096,14 @@ class Report:
     refusals: list[dict[str, Any]] = field(default_factory=list)
     """The first refusals kept by this run (for the command's report; all are in
     ``refused``)."""
+    steps: dict[str, float] = field(default_factory=dict)
+    """Seconds of each step (``cluster``, ``plan``, the kind's processing, ``commit``,
+    ``publish``): where a run's time goes."""
+
+    def timed(self, step: str, since: float) -> float:
+        now = time.perf_counter()
+        self.steps[step] = round(self.steps.get(step, 0.0) + now - since, 3)
+        return now
 
 
 @contextmanager
@@ -1137,10 +1164,13 @@ def run(sources: Sequence[str], out: str, kind: str, *, scheduler: str | None = 
         open_state(fs, root, kind)
         with (_borrowed(client) if client is not None else
               dask_client(scheduler, workers)) as dask:
+            at = report.timed("cluster", started)
             pending = _read_json(fs, f"{root}/{MANIFEST}/commit.json")
             if pending is not None:  # a run stopped after deciding: publish as decided
                 _publish(dask, fs, root, out, kind, pending, bar_for, report)
+                at = report.timed("publish", at)
             shards = _plan(dask, fs, root, files, shard_bytes, lim, bar_for)
+            at = report.timed("plan", at)
             records = read_records(fs, root)
             todo = [s for s in shards if s.id not in records]
             report.tally.shards = len(shards)
@@ -1158,6 +1188,7 @@ def run(sources: Sequence[str], out: str, kind: str, *, scheduler: str | None = 
                                         for s in todo], retries=2)
                 for result in _gather(dask, futures, moved):
                     records[result.id] = result
+                at = report.timed(kind, at)
             staged = [s for s in shards if records[s.id].status == "staged"]
             for s in staged:
                 r = records[s.id]
@@ -1169,7 +1200,9 @@ def run(sources: Sequence[str], out: str, kind: str, *, scheduler: str | None = 
                 commit = decide(fs, root, staged, line_bases(shards, records), now)
                 parquet.write_bytes_atomic(fs, f"{root}/{MANIFEST}/commit.json",
                                            json.dumps(commit, sort_keys=True).encode())
+                at = report.timed("commit", at)
                 _publish(dask, fs, root, out, kind, commit, bar_for, report)
+                report.timed("publish", at)
     report.seconds = time.perf_counter() - started
     return report
 

@@ -159,6 +159,8 @@ def _batch(kind: str, sources: tuple[str, ...], out: str, scheduler: str | None,
         f"{tally.total} games in {report.seconds:.1f}s ({rate:,.0f} rounds/s): "
         f"{tally.accepted} accepted, {tally.duplicate} duplicate, {tally.refused} refused; "
         f"{tally.shards} shards, {tally.skipped} done before -> {out}")
+    click.echo("seconds: " + ", ".join(f"{step} {t:.1f}" for step, t in report.steps.items()),
+               err=True)
     if tally.internal:
         sys.exit(EXIT_FAILED)
     if tally.unreadable:

@@ -44,6 +44,9 @@ NULL_PARTITION: Final = "__HIVE_DEFAULT_PARTITION__"
 what pyarrow and DuckDB read back as null."""
 EMPTY_FILE: Final = "part-empty.parquet"
 COMPRESSION: Final = "zstd"
+"""The datasets' compression: small files, and fast to read."""
+STAGING_COMPRESSION: Final = "none"
+"""Files read once and removed (a batch's staging): the cheapest to write and read."""
 ROW_GROUP_ROWS: Final = 128 * 1024
 """Rows per row group: large enough for fast scans, small enough that a writer holds
 little (a moves row group is a few MB in memory)."""
@@ -203,13 +206,14 @@ class FileWriter:
     ``with`` block) leaves nothing behind but, at worst, a hidden temporary file.
     """
 
-    def __init__(self, fs: fsspec.AbstractFileSystem, path: str, schema: pa.Schema) -> None:
+    def __init__(self, fs: fsspec.AbstractFileSystem, path: str, schema: pa.Schema, *,
+                 compression: str = COMPRESSION) -> None:
         self.fs, self.path, self.schema = fs, path, schema
         self.rows = 0
         fs.makedirs(path.rpartition("/")[0], exist_ok=True)
         self._temp = temp_path(path)
         self._stream = fs.open(self._temp, "wb")
-        self._writer = pq.ParquetWriter(self._stream, schema, compression=COMPRESSION)
+        self._writer = pq.ParquetWriter(self._stream, schema, compression=compression)
 
     def write(self, data: pa.Table | pa.RecordBatch) -> None:
         if data.num_rows:
