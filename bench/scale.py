@@ -129,15 +129,26 @@ def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _timed(args: list[str], cwd: Path) -> tuple[float, str, str]:
+def _timed(args: list[str], cwd: Path) -> tuple[float, float, str, str, str]:
+    """Wall seconds, CPU seconds (the command and every process it waited for: its
+    workers), its summary line, its steps line (batch), and the load when it started."""
     load = _load()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.monotonic()
-    done = _recorder(*args, cwd=cwd, capture_output=True)
-    seconds = time.monotonic() - started
-    if done.returncode != 0:
-        raise SystemExit(f"recorder {' '.join(args[:2])} failed ({done.returncode}): "
-                         f"{done.stderr[-2000:]}")
-    return seconds, done.stdout.strip().splitlines()[-1], load
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "recorder.cli", *args], env=env,
+                                cwd=cwd, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.monotonic() - started
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"recorder {' '.join(args[:2])} failed ({code}): {stderr[-2000:]}")
+    steps = next((line for line in stderr.splitlines() if line.startswith("seconds: ")), "")
+    return (seconds, usage.ru_utime + usage.ru_stime, stdout.strip().splitlines()[-1],
+            steps.removeprefix("seconds: "), load)
 
 
 def run_batch(files: list[Path], meta: dict[str, int], workers: int,
@@ -148,7 +159,7 @@ def run_batch(files: list[Path], meta: dict[str, int], workers: int,
                 str(workers)]
         if shard_bytes:
             args += ["--shard-bytes", str(shard_bytes)]
-        seconds, summary, load = _timed(args, Path(tmp))
+        seconds, cpu, summary, steps, load = _timed(args, Path(tmp))
         import pyarrow.parquet as pq
 
         games = rounds = 0
@@ -160,16 +171,17 @@ def run_batch(files: list[Path], meta: dict[str, int], workers: int,
     if games != meta["games"] or rounds != meta["rounds"]:
         raise SystemExit(f"batch wrote {games} games / {rounds} rounds; expected {meta}")
     return {"command": "batch facts", "workers": workers, "seconds": round(seconds, 1),
-            "rounds_per_s": round(meta["rounds"] / seconds),
+            "rounds_per_s": round(meta["rounds"] / seconds), "cpu_seconds": round(cpu, 1),
+            "rounds_per_cpu_s": round(meta["rounds"] / cpu),
             "bytes_per_round": round(size / meta["rounds"]), "load": load,
-            "summary": summary}
+            "summary": summary, "steps": steps}
 
 
 def run_import(files: list[Path], meta: dict[str, int], workers: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
         db = Path(tmp) / "bench.db"
-        seconds, summary, load = _timed(["import", "--db", str(db), "--workers",
-                                         str(workers), *map(str, files)], Path(tmp))
+        seconds, cpu, summary, _, load = _timed(["import", "--db", str(db), "--workers",
+                                                 str(workers), *map(str, files)], Path(tmp))
         import sqlite3
 
         with sqlite3.connect(db) as conn:
@@ -179,9 +191,46 @@ def run_import(files: list[Path], meta: dict[str, int], workers: int) -> dict[st
     if games != meta["games"] or rounds != meta["rounds"]:
         raise SystemExit(f"import stored {games} games / {rounds} rounds; expected {meta}")
     return {"command": "import", "workers": workers, "seconds": round(seconds, 1),
-            "rounds_per_s": round(meta["rounds"] / seconds),
+            "rounds_per_s": round(meta["rounds"] / seconds), "cpu_seconds": round(cpu, 1),
+            "rounds_per_cpu_s": round(meta["rounds"] / cpu),
             "bytes_per_round": round(size / meta["rounds"]), "load": load,
-            "summary": summary}
+            "summary": summary, "steps": ""}
+
+
+def bench_commit(games: int, shards: int = 100) -> dict[str, Any]:
+    """The commit alone (``recorder.batch.decide``: DuckDB over the staged identities) for
+    ``games`` staged games in ``shards`` shards, a tenth of them copies, in this process:
+    the one step of a run that does not spread over the workers."""
+    import hashlib
+
+    import pyarrow as pa
+
+    from recorder import batch, parquet
+
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        fs, root = parquet.filesystem(tmp)
+        batch.open_state(fs, root, "facts")
+        plan = [batch.Shard(f"{tmp}/logs-{i}.jsonl", "0:0", "lines", False, 0, None, i)
+                for i in range(shards)]
+        per = -(-games // shards)
+        for shard in plan:
+            n = shard.ordinal * per
+            keys = [(n + i) % int(games * 0.9) for i in range(per)]  # some copies
+            hashes = [hashlib.sha256(str(k).encode()).hexdigest() for k in keys]
+            data = pa.table({
+                "pos": pa.array(range(per), pa.int32()), "line": pa.array(range(1, per + 1)),
+                "index": pa.array(range(per)), "hash": hashes,
+                "key_frontend": ["bench"] * per, "key_game_id": [f"g-{k}" for k in keys],
+                "game_id": [f"g-{k}" for k in keys], "preset": ["spilop"] * per,
+                "kind": pa.array([1] * per, pa.int8())}, schema=batch.STAGING["ids"])
+            with parquet.FileWriter(fs, f"{root}/_batch/staging/{shard.id}/ids.parquet",
+                                    data.schema) as writer:
+                writer.write(data)
+        started = time.perf_counter()
+        commit = batch.decide(fs, root, plan, {s.id: [0, 0] for s in plan}, "2026-12-01")
+        seconds = time.perf_counter() - started
+    return {"games": games, "seconds": round(seconds, 2),
+            "games_per_s": round(games / seconds), "accepted": commit["counts"]["accept"]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,7 +243,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure batch alone (the import takes longest)")
     parser.add_argument("--shard-bytes", type=int, default=None)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--commit", type=int, action="append", metavar="GAMES",
+                        help="time the commit alone for GAMES staged games (repeatable), "
+                             "and nothing else")
     args = parser.parse_args(argv)
+    if args.commit:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        for games in args.commit:
+            row = bench_commit(games)
+            print(f"commit of {row['games']:,} staged games: {row['seconds']} s "
+                  f"({row['games_per_s']:,} games/s), {row['accepted']:,} accepted; "
+                  f"load {_load()}")
+        return 0
     sizes = args.rounds or [1_000_000, 10_000_000]
     workers = args.workers or [1, 2]
     results: list[dict[str, Any]] = []
@@ -214,11 +274,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"results": results, "load_at_end": _load()}, indent=2))
         return 0
-    print("\n| rounds | command | workers | seconds | rounds/s | bytes a round | load "
-          "(1, 5, 15 min) |\n| ---: | --- | ---: | ---: | ---: | ---: | --- |")
+    print("\n| rounds | command | workers | seconds | rounds/s | CPU s | rounds per CPU s "
+          "| bytes a round | load (1, 5, 15 min) |\n"
+          "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for r in results:
         print(f"| {r['rounds']:,} | `{r['command']}` | {r['workers']} | {r['seconds']:,} | "
-              f"{r['rounds_per_s']:,} | {r['bytes_per_round']:,} | {r['load']} |")
+              f"{r['rounds_per_s']:,} | {r['cpu_seconds']:,} | {r['rounds_per_cpu_s']:,} | "
+              f"{r['bytes_per_round']:,} | {r['load']} |")
+    for r in results:
+        if r["steps"]:
+            print(f"\n{r['rounds']:,} rounds, batch facts, {r['workers']} workers, seconds "
+                  f"of each step: {r['steps']}")
     for rounds in sizes:
         rate = {r["workers"]: r["rounds_per_s"] for r in results
                 if r["command"] == "batch facts" and r["rounds"] >= rounds and

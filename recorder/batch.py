@@ -102,10 +102,13 @@ SMALL_GZIP: Final = 4 * 1024 * 1024
 _BLOCK: Final = 256 * 1024
 _WHITESPACE: Final = b" \t\r\n"
 _BOM: Final = b"\xef\xbb\xbf"
-_BUFFER_ROWS: Final = {"ids": 8192, "games": 512, "players": 16384, "rounds": 16384,
-                       "moves": 65536, "refused": 1024}
+_BUFFER_ROWS: Final = {"ids": 8192, "games": 128, "players": 8192, "rounds": 8192,
+                       "moves": 32768, "refused": 1024}
 """Rows of each staging table held before they are written as a row group: a games
-row holds the whole log, so few of them."""
+row holds the whole log, so few of them (a worker's memory stays under about 100 MB
+beyond its modules, whatever the shard's size)."""
+_READ_ROWS: Final = {"games": 256}
+"""Rows read at once when publishing (64 Ki for the tables without logs)."""
 LOOPBACK: Final = "127.0.0.1:0"
 """Where a LocalCluster's scheduler serves HTTP (its health and metrics, the dashboard
 where bokeh is installed): a free port on this machine only, never another's."""
@@ -999,7 +1002,8 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
     try:
         for name in names:
             column = "id" if name == "games" else "game"
-            for batch in parquet.iter_batches(fs, f"{staging}/{name}.parquet"):
+            for batch in parquet.iter_batches(fs, f"{staging}/{name}.parquet",
+                                              batch_rows=_READ_ROWS.get(name, 64 * 1024)):
                 found = pc.index_in(batch.column(column), value_set=positions)
                 keep = pc.is_valid(found)
                 if not pc.any(keep).as_py():
@@ -1040,31 +1044,39 @@ def _stamped(batch: pa.RecordBatch, now: str) -> pa.RecordBatch:
 def _publish_refusals(fs: fsspec.AbstractFileSystem, staging: str, shard: Shard,
                       ids: pa.Table, decisions: pa.Table, bases: list[int], now: str,
                       writer: parquet.PartitionedWriter) -> None:
-    """The shard's kept refusals, each with its place in the file and its error."""
+    """The shard's kept refusals, each with its place in the file and its error, a few
+    thousand at a time (a shard of bad lines holds many)."""
     kept = decisions.filter(pc.invert(pc.equal(decisions.column("verdict"), "accept")))
     if not kept.num_rows:
         return
-    staged = {row[0]: row for row in parquet.rows_of(
-        [_read_all(fs, f"{staging}/refused.parquet")])}
-    where = {row[0]: row for row in parquet.rows_of([ids])}
+    staged = _read_all(fs, f"{staging}/refused.parquet")
     line_base, index_base = bases
-    for pos, verdict, winner, at in parquet.rows_of([kept]):
-        _, line, index, digest, kf, kg, game_id, preset, _kind = where[pos]
-        if verdict == "conflict":
-            error = _conflict_error((kf, kg), {"id": winner, "imported_at": at})
-            code, pointer, message = error["code"], error.get("pointer"), error["message"]
-            rnd, move = error["round"], error["move"]
-        else:
-            _, code, pointer, message, rnd, move = staged[pos]
-        if shard.mode == "lines" and line is not None:
-            local = f"line {line}: "
-            line += line_base
-            if message.startswith(local):
-                message = f"line {line}: " + message[len(local):]
-        if index is not None:
-            index += index_base
-        writer.add(preset, (shard.url, line, index, game_id, preset, code, pointer, message,
-                            rnd, move, digest, now))
+    for chunk in kept.to_batches(max_chunksize=4096):
+        where = ids.take(pc.index_in(chunk.column("pos"), value_set=ids.column("pos")))
+        errors = staged.take(pc.index_in(chunk.column("pos"),
+                                         value_set=staged.column("pos")))
+        columns = [c.to_pylist() for c in (
+            chunk.column("verdict"), chunk.column("id"), chunk.column("at"),
+            where.column("line"), where.column("index"), where.column("hash"),
+            where.column("key_frontend"), where.column("key_game_id"),
+            where.column("game_id"), where.column("preset"), errors.column("code"),
+            errors.column("pointer"), errors.column("message"), errors.column("round"),
+            errors.column("move"))]
+        for (verdict, winner, at, line, index, digest, kf, kg, game_id, preset, code,
+             pointer, message, rnd, move) in zip(*columns, strict=True):
+            if verdict == "conflict":
+                error = _conflict_error((kf, kg), {"id": winner, "imported_at": at})
+                code, pointer, message = error["code"], error.get("pointer"), error["message"]
+                rnd, move = error["round"], error["move"]
+            if shard.mode == "lines" and line is not None:
+                local = f"line {line}: "
+                line += line_base
+                if message.startswith(local):
+                    message = f"line {line}: " + message[len(local):]
+            if index is not None:
+                index += index_base
+            writer.add(preset, (shard.url, line, index, game_id, preset, code, pointer,
+                                message, rnd, move, digest, now))
 
 
 def _read_all(fs: fsspec.AbstractFileSystem, path: str) -> pa.Table:

@@ -30,6 +30,12 @@ class MissingExtra(click.ClickException):
         click.echo(f"recorder: {self.message}", err=True)
 
 
+class StoppedRun(click.ClickException):
+    """A run that could not go on: exit 3, as for any failure of the recorder's own."""
+
+    exit_code = EXIT_FAILED
+
+
 def require_scale(command: str) -> None:
     """Stop with one line naming the install when a module of the extra is missing."""
     for name in SCALE_MODULES:
@@ -132,6 +138,8 @@ def batch_replay(sources: tuple[str, ...], out: str, scheduler: str | None,
 def _batch(kind: str, sources: tuple[str, ...], out: str, scheduler: str | None,
            workers: int | None, shard_bytes: int | None) -> None:
     require_scale(f"recorder batch {kind}")
+    from distributed.scheduler import KilledWorker
+
     from recorder import batch
     from recorder.pool import default_workers
 
@@ -143,6 +151,11 @@ def _batch(kind: str, sources: tuple[str, ...], out: str, scheduler: str | None,
             shard_bytes=shard_bytes or batch.DEFAULT_SHARD_BYTES, progress=open_bar)
     except batch.BatchError as exc:
         raise click.ClickException(str(exc)) from exc
+    except (OSError, RuntimeError, ValueError, KilledWorker) as exc:
+        # a task that failed three times (the disk full, a source gone, a worker that dies
+        # on it), or the cluster itself: what is done is kept
+        raise StoppedRun(f"the batch stopped: {type(exc).__name__}: {exc}; what was done is "
+                         "kept: run the same command again to finish") from exc
     finally:
         for bar in bars:
             bar.close()

@@ -140,6 +140,13 @@ def _clean(cluster: Any, sources: list[str], out: Path) -> dict[str, Any]:
     return datasets(out)
 
 
+@pytest.fixture(scope="module")
+def big_clean(cluster: Any, big: list[str], tmp_path_factory: pytest.TempPathFactory
+              ) -> dict[str, Any]:
+    """The datasets of ``big`` from a run nobody stopped."""
+    return _clean(cluster, big, tmp_path_factory.mktemp("big-clean"))
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
@@ -158,13 +165,13 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     for part in range(2):
         path = folder / f"part{part}.jsonl"
         path.write_text("".join(json.dumps(make_game(1000 + part * 100 + i)) + "\n"
-                                for i in range(60)))
+                                for i in range(45)))
         paths.append(str(path))
     return paths
 
 
 def test_a_run_whose_client_is_killed_finishes_when_run_again(
-        cluster: Any, big: list[str], tmp_path: Path) -> None:
+        cluster: Any, big: list[str], big_clean: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"
     command = [sys.executable, "-m", "recorder.cli", "batch", "facts", *big, "--out",
                str(out), "--workers", "2", "--shard-bytes", str(SHARD)]
@@ -189,11 +196,11 @@ def test_a_run_whose_client_is_killed_finishes_when_run_again(
     assert f"{total} shards, " in again.stdout
     skipped = int(again.stdout.split(" shards, ")[1].split()[0])
     assert skipped >= done_before  # what was done is not done again
-    assert datasets(out) == _clean(cluster, big, tmp_path / "clean")
+    assert datasets(out) == big_clean
 
 
 def test_a_worker_killed_mid_task_is_retried_and_the_datasets_are_the_same(
-        cluster: Any, big: list[str], tmp_path: Path) -> None:
+        cluster: Any, big: list[str], big_clean: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"
     pids = cluster.run(os.getpid)
     address = cluster.scheduler.address
@@ -223,7 +230,7 @@ def test_a_worker_killed_mid_task_is_retried_and_the_datasets_are_the_same(
     cluster.wait_for_workers(2, timeout=60)
     assert killed not in cluster.run(os.getpid).values()  # the nanny started a new one
     assert "0 done before" in stdout
-    assert datasets(out) == _clean(cluster, big, tmp_path / "clean")
+    assert datasets(out) == big_clean
 
 
 def test_a_run_stopped_while_publishing_is_published_as_decided(
