@@ -72,10 +72,13 @@ from recorder.ingest import (
     _conflict_error,
     _game_id,
     _Pending,
+    content_hash,
     expand_paths,
+    identity_key,
     log_text,
 )
 from recorder.parse import GZIP_MAGIC, Limits, Parsed, RawLine, iter_documents, parse_line
+from recorder.replay import replay
 from recorder.rules import PRESETS
 
 log = logging.getLogger(__name__)
@@ -404,9 +407,6 @@ class _Verdicts(_Fresh):
     the games row, without the per-move facts."""
 
     def _prepare_one(self, source: str | None, parsed: Any) -> _Pending:
-        from recorder.ingest import content_hash, identity_key
-        from recorder.replay import replay
-
         doc = parsed.doc
         pending = _Pending(source, parsed.index, parsed.line, game_id=_game_id(doc))
         if parsed.error is not None:

@@ -119,6 +119,12 @@ def batch_facts(sources: tuple[str, ...], out: str, scheduler: str | None,
     sources changes nothing; a run that was stopped finishes where it was. Exit code 0
     when nothing was refused, 1 when a game was refused, 2 when an input could not be
     read, 3 when the recorder failed.
+
+    \b
+    Examples:
+      recorder batch facts logs/ archive/2026-*.jsonl.gz --out facts/
+      recorder batch facts s3://logs/2026/ --out s3://warehouse/facts \\
+          --scheduler tcp://scheduler.internal:8786
     """
     _batch("facts", sources, out, scheduler, workers, shard_bytes)
 
@@ -130,7 +136,11 @@ def batch_replay(sources: tuple[str, ...], out: str, scheduler: str | None,
     """Every game's verdict (the games dataset, with the engine's answer) and every
     refusal, as Parquet, without the per-move facts: the archive checked again.
 
-    SOURCES and exit codes as for ``batch facts``.
+    SOURCES and exit codes as for 'batch facts'.
+
+    \b
+    Examples:
+      recorder batch replay archive/ --out verdicts/ --workers 2
     """
     _batch("replay", sources, out, scheduler, workers, shard_bytes)
 
