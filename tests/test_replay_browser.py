@@ -365,6 +365,34 @@ def test_names_from_a_log_are_text(browser: Any, site: dict[str, Any]) -> None:
     p.close()
 
 
+def test_names_are_text_in_the_choices_seen_from_another_seat(
+        browser: Any, site: dict[str, Any]) -> None:
+    """From a seat's point of view another player's choices are not listed: the panel
+    names the viewer instead, and that name, from the log, stays text."""
+    game_pk = site["ids"]["hostile-names"]
+    frames = frames_of(site, game_pk)
+    first = frames["rounds"][0]["frames"]
+    by_seat = {seat: next(f["m"] for f in first if f["move"] and f["move"]["player"] == seat)
+               for seat in (0, 1)}
+    p = Page(browser)
+    page = p.open(f"{site['url']}/games/{game_pk}#r1m{by_seat[1]}")
+    page.get_by_role("button", name="What could have been played").click()
+    choices = page.locator("#choices")
+    assert choices.locator("li").count() > 0  # every hand face up: the choices are listed
+    # seen from seat 0, whose name is markup: seat 1's move is not seen, said in words
+    page.get_by_label("Point of view").select_option(index=1)
+    assert choices.inner_text() == f"Another player's hand: not seen from {HOSTILE}'s seat."
+    assert choices.locator("img").count() == 0 and page.locator("img").count() == 0
+    # seen from seat 1, shown by its id "<b>bold</b>": seat 0's move
+    page.evaluate(f"location.hash = '#r1m{by_seat[0]}'")
+    page.wait_for_function(
+        f"() => document.getElementById('replay').dataset.move === '{by_seat[0]}'")
+    page.get_by_label("Point of view").select_option(index=2)
+    assert choices.inner_text() == "Another player's hand: not seen from <b>bold</b>'s seat."
+    assert choices.locator("b").count() == 0 and choices.locator("*").count() == 1
+    p.close()
+
+
 def test_an_unfinished_game_opens_like_any_other(browser: Any, site: dict[str, Any]) -> None:
     doc = site["docs"]["cut-off"]
     table = moments(doc)
