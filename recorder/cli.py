@@ -434,7 +434,7 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
       recorder simulate --engine openspiel --players 4 --games 100 > team.jsonl
       recorder simulate --engine all-fives -o target=61 --games 20 > all-fives.jsonl
     """
-    from recorder.simulate import simulate_game
+    from recorder.simulate import RoundTooLong, simulate_game
 
     opts = dict(_parse_option(o) for o in options)
     if engine is not None:
@@ -456,6 +456,9 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
                                 explicit_deal=explicit_deal, max_rounds=max_rounds)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+        except RoundTooLong as exc:  # the engine's failure, not the user's: exit 3
+            click.echo(f"recorder: {exc}", err=True)
+            sys.exit(EXIT_FAILED)
         click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
 
 
