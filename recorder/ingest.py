@@ -117,7 +117,7 @@ class Outcome:
             return f"{where}{name}: refused: {locate(self.error)}"
         if self.status == DUPLICATE:
             return f"{where}{name}: duplicate of game #{self.id}"
-        return f"{where}{name}: {self.status} as game #{self.id}"
+        return f"{where}{name}: {self.status}" + ("" if self.id is None else f" as game #{self.id}")
 
 
 def locate(error: Mapping[str, Any]) -> str:
