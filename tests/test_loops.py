@@ -34,8 +34,8 @@ def test_every_test_has_a_time_limit_and_the_plugin_is_declared() -> None:
                PYPROJECT["project"]["optional-dependencies"]["test"])
     assert INI["required_plugins"] == ["pytest-timeout>=2.3"]
     # generous for the slowest test on a loaded machine (the wheel built with mypyc
-    # takes about 50 s there), short enough that a loop costs minutes, not the CI run
-    assert 120 <= INI["timeout"] <= 600
+    # takes up to 220 s there), short enough that a loop costs minutes, not the CI run
+    assert 300 <= INI["timeout"] <= 900
     assert INI["timeout_method"] == "signal"
 
 
