@@ -561,24 +561,44 @@ def _simulate_engine(engine: str, opts: dict[str, Any], players: int | None, gam
 
 @main.command("rules")
 @click.argument("preset", required=False)
-def rules_cmd(preset: str | None) -> None:
+@click.option("-o", "--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A ruleset option (repeatable): show the preset with it, e.g. -o sets=2.")
+@click.option("--json", "as_json", is_flag=True,
+              help="As JSON: with PRESET every rule of the ruleset, house rules included; "
+                   "without, the rulesets file (every preset and option, "
+                   "schemas/rulesets-1.json).")
+def rules_cmd(preset: str | None, options: tuple[str, ...], as_json: bool) -> None:
     """Show a preset's rules, or the options vocabulary when no preset is named.
 
     \b
     Examples:
       recorder rules            every option, its values and meaning, and the presets
       recorder rules kozel      the rules of the kozel preset
+      recorder rules spilop -o sets=2 --json   a ruleset as a log's options resolve it
+      recorder rules --json     the rulesets file that other languages read
     """
+    from recorder.rules import rulesets_json
+
     if preset is None:
+        if options:
+            raise click.UsageError("-o needs a PRESET to apply to")
+        if as_json:
+            click.echo(rulesets_json(), nl=False)
+            return
         for name, opt in OPTIONS.items():
             values = " | ".join(opt.choices) if opt.choices else opt.kind
             click.echo(f"{name:16} {values}\n{'':16} {opt.help}")
         click.echo(f"\npresets (recorder rules PRESET): {', '.join(PRESETS)}")
         return
+    opts = dict(_parse_option(o) for o in options)
+    spec: str | dict[str, Any] = {"preset": preset, "options": opts} if opts else preset
     try:
-        rules = Ruleset.from_spec(preset)
+        rules = Ruleset.from_spec(spec)
     except RulesetError as exc:
         raise click.UsageError(exc.message) from None
+    if as_json:
+        click.echo(json.dumps(rules.to_json(), ensure_ascii=False))
+        return
     for key, value in rules.describe().items():
         click.echo(f"{key:16} {value}")
 

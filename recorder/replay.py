@@ -193,7 +193,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                         state.apply(move)
                 except IllegalMove as exc:
                     raise _locate(exc, r, m, move, state, ids,
-                                  _deal_hint(exc, move, state, doc, r)) from None
+                                  _hint(exc, move, state, doc, r, m, match)) from None
         else:
             m = 0
             logged: list[Any] = rdoc["moves"]
@@ -220,7 +220,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             except IllegalMove as exc:
                 move = _move(rdoc["moves"][m - 1])
                 raise _locate(exc, r, m, move, state, ids,
-                              _deal_hint(exc, move, state, doc, r)) from None
+                              _hint(exc, move, state, doc, r, m, match)) from None
         if state.result is None:
             game.unfinished_round = r
             continue
@@ -228,35 +228,12 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
         yield RoundEnd(r, state.result, state)
 
 
-def _deal_hint(exc: IllegalMove, move: Move, state: Round, doc: Any, r: int) -> str:
-    """When a refusal suggests that the frontend dealt differently: how to see our deal.
+def _hint(exc: IllegalMove, move: Move, state: Round, doc: Any, r: int, m: int,
+          match: Match) -> str:
+    """What the refusal adds about its likely cause (:mod:`recorder.hints`, loaded now)."""
+    from recorder.hints import refusal_hint
 
-    A seeded round whose first move is out of turn, a tile that a player who has not
-    drawn yet does not hold, a drawn tile that is not the next of the boneyard, or a
-    play while everybody must draw for a double: the likeliest cause is a shuffle or
-    deal that differs from the recorder's, far from where the log goes wrong.
-    """
-    if not state.deal.seeded:
-        return ""
-    reason = exc.message
-    seat = move.player
-    suspicious = (
-        (state.moves == 0 and (reason.startswith("not this player's turn")
-                               or reason.startswith("nobody holds a double")))
-        or (reason.startswith("the player does not hold") and isinstance(seat, int)
-            and 0 <= seat < state.players and state.hands[seat] == state.deal.hands[seat])
-        or reason.startswith("the next tile of the boneyard is")
-    )
-    if not suspicious:
-        return ""
-    from recorder.deal import deal_command
-
-    rdoc = doc["rounds"][r - 1]
-    own = rdoc.get("seed")
-    command = deal_command(doc["ruleset"], state.players, own) if own is not None else \
-        deal_command(doc["ruleset"], state.players, doc["seed"], r)
-    return (" (the frontend's deal may differ from the recorder's: compare it with "
-            f"`{command}`)")
+    return refusal_hint(exc, move, state, doc, r, m, match)
 
 
 def _move(mdoc: dict[str, Any]) -> Move:
