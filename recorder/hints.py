@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from recorder.engine import Match, Move, Round
+from recorder.engine import DOWN, UP, Match, Move, Round
 from recorder.errors import IllegalMove, RecorderError
+from recorder.rules import Ruleset
 
 
 def refusal_hint(exc: IllegalMove, move: Move, state: Round, doc: Any, r: int, m: int,
@@ -120,14 +121,7 @@ def _replays(moves: list[dict[str, Any]], rdoc: Any, doc: Any, r: int, match: Ma
     """The number of the first move refused when the round is played with ``moves``
     (one more than their number when none is)."""
     try:
-        deal = rdoc.get("deal")
-        opener = rdoc.get("opener")
-        if deal is not None:
-            state = match.new_round(deal=deal, opener=opener)
-        else:
-            seed = rdoc.get("seed")
-            state = match.new_round(seed=seed if seed is not None else f"{doc['seed']}/{r}",
-                                    opener=opener)
+        state = _start(rdoc, doc, r, match)
     except RecorderError:
         return 0
     for m, mdoc in enumerate(moves, 1):
@@ -139,4 +133,79 @@ def _replays(moves: list[dict[str, Any]], rdoc: Any, doc: Any, r: int, match: Ma
     return len(moves) + 1
 
 
-__all__ = ["refusal_hint"]
+# ---------------------------------------------------------------------- claims
+#: wrong readings of the bonus rule that frontends have made: the open-end sum they
+#: compute instead of the rule's (docs/rules.md, "The bonus"), and what to say
+_READINGS: dict[str, str] = {
+    "empty-arms": "the claimed bonus is what the sum gives when the spinner's arms that "
+                  "hold no tile count too; an arm counts nothing until a tile lies on it "
+                  '(docs/rules.md, "The bonus")',
+    "open-ends": "the claimed bonus is what adding up the numbers the open ends show gives; "
+                 "the open-end sum counts a double at an end twice, and an arm only once a "
+                 'tile lies on it (docs/rules.md, "The bonus")',
+}
+
+
+def _reading_sum(state: Round, reading: str) -> int:
+    value = state.value
+    if reading == "empty-arms":
+        return state.open_end_sum() + sum(value[e] for e in (UP, DOWN)
+                                          if value[e] >= 0 and not state.covered[e])
+    return sum(v for v in value if v >= 0)
+
+
+def bonus_reading(doc: Any, r: int, claimed: Any) -> str:
+    """Which wrong reading of the bonus rule gives round ``r``'s claimed bonus, in words, or "".
+
+    Replays rounds 1 to ``r`` (the game is valid that far) and scores every play under
+    each reading of :data:`_READINGS`.
+    """
+    try:
+        rules = Ruleset.from_spec(doc["ruleset"])
+        players = len(doc["players"])
+        if not rules.bonus or not isinstance(claimed, list) or len(claimed) != players:
+            return ""
+        match = Match(rules, players)
+        for n, rdoc in enumerate(doc["rounds"][:r], 1):
+            state = _start(rdoc, doc, n, match)
+            scored = {reading: [0] * players for reading in _READINGS}
+            for mdoc in rdoc["moves"]:
+                move = Move(mdoc.get("player"), mdoc.get("action"), mdoc.get("tile"),
+                            mdoc.get("end"), mdoc.get("closed") is True)
+                state.apply(move)
+                if move.action != "play" or n < r:
+                    continue
+                for reading, bonus in scored.items():
+                    total = _reading_sum(state, reading)
+                    if total > 0 and total % rules.bonus_multiple == 0:
+                        for side in rules.sides(players):
+                            if move.player in side:
+                                for member in side:
+                                    bonus[member] += total
+            if state.result is None:
+                return ""
+            if n < r:
+                match.finish_round(state.result)
+                continue
+            for reading, bonus in scored.items():
+                if bonus != list(state.bonus) and all(
+                        isinstance(c, int | float) and abs(c - b) < 0.005
+                        for c, b in zip(claimed, bonus, strict=True)):
+                    return _READINGS[reading]
+    except (RecorderError, TypeError, KeyError, AttributeError):
+        return ""
+    return ""
+
+
+def _start(rdoc: Any, doc: Any, r: int, match: Match) -> Round:
+    """Round ``r`` of ``doc`` as the walk starts it, from ``match`` as it stands."""
+    deal = rdoc.get("deal")
+    opener = rdoc.get("opener")
+    if deal is not None:
+        return match.new_round(deal=deal, opener=opener)
+    seed = rdoc.get("seed")
+    return match.new_round(seed=seed if seed is not None else f"{doc['seed']}/{r}",
+                           opener=opener)
+
+
+__all__ = ["bonus_reading", "refusal_hint"]

@@ -187,8 +187,15 @@ def _frontend(value: object) -> bool:
     )
 
 
+GAME_RESULT_KEYS: Final = ("scores", "winners")
+ROUND_RESULT_KEYS: Final = ("winners", "points", "bonus", "blocked", "pips_left", "ended_by")
+"""The fields a claimed result may have (the schema's ``additionalProperties: false``)."""
+_GAME_RESULT_SET: Final = frozenset(GAME_RESULT_KEYS)
+_ROUND_RESULT_SET: Final = frozenset(ROUND_RESULT_KEYS)
+
+
 def _game_result(value: object) -> bool:
-    return isinstance(value, dict) and (
+    return isinstance(value, dict) and value.keys() <= _GAME_RESULT_SET and (
         _opt(value, "scores", lambda v: _list_of(v, 8, _points))
         and _opt(value, "winners", lambda v: _list_of(v, 8, _seat))
     )
@@ -209,7 +216,7 @@ def _points_list(value: object) -> bool:
 def _round_result(value: object) -> bool:
     # written out, not with ``_opt`` and lambdas: every round of a log has one, and
     # the compiled core calls these directly
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) or not value.keys() <= _ROUND_RESULT_SET:
         return False
     winners = value.get("winners")
     if winners is not None and not _seats(winners):
