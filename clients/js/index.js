@@ -6,5 +6,6 @@ export { Board, ENDS } from "./board.js";
 export { Match, Round, fraction, scoreRound } from "./round.js";
 export { DealError, GameOverError, IllegalMove } from "./errors.js";
 export { GameLog, LogError } from "./log.js";
+export { replayLog } from "./replay.js";
 export { upload, UploadError } from "./upload.js";
 export { TileSet, handPips, isDouble, kindIndex, normalTile, parseTile, pips, sortTiles, tileSet } from "./tiles.js";
