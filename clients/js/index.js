@@ -3,7 +3,7 @@ export { Stream, shuffle, canonical } from "./shuffle.js";
 export { deal, roundSeed } from "./deal.js";
 export { OPTIONS, PRESETS, RULESETS, Rules, RulesetError, resolveRules } from "./rules.js";
 export { Board, ENDS } from "./board.js";
-export { Match, Round, fraction, scoreRound } from "./round.js";
+export { Match, Round, scoreRound } from "./round.js";
 export { DealError, GameOverError, IllegalMove } from "./errors.js";
 export { GameLog, LogError } from "./log.js";
 export { replayLog } from "./replay.js";
