@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from recorder.rules import Ruleset
+
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "schemas" / "vectors"
 
@@ -60,7 +62,12 @@ RUN = """async () => {
   const log = new lib.GameLog({ ruleset: "spilop", players: ["a", "b"], seed: "s" });
   log.startRound();
   log.play(0, "6-6");
-  return { usesSubtle, shuffles, deals, placed, log: log.serialize() };
+  // the rulesets file comes in as a JSON module, and the engine replays whole games
+  const rounds = await (await fetch("/schemas/vectors/rounds-sha256-fy-1.json")).json();
+  const replayed = [];
+  for (const game of rounds.games) replayed.push(await lib.replayLog(game.log));
+  const norwegian = lib.resolveRules({ preset: "norwegian", options: { target: 50 } }).toJSON();
+  return { usesSubtle, shuffles, deals, placed, log: log.serialize(), replayed, norwegian };
 }"""
 
 
@@ -78,6 +85,11 @@ def test_the_library_reproduces_the_vectors_in_chromium(browser: Any, static_url
     assert out["shuffles"] == expected
     deals = json.loads((VECTORS / "deal-sha256-fy-1.json").read_text())["deals"]
     assert len(out["deals"]) == len(deals)
+    games = json.loads((VECTORS / "rounds-sha256-fy-1.json").read_text())["games"]
+    assert [(g["status"], g["scores"], g["winners"]) for g in out["replayed"]] == [
+        ("finished", g["scores"], g["winners"]) for g in games]
+    assert out["norwegian"] == Ruleset.from_spec(
+        {"preset": "norwegian", "options": {"target": 50}}).to_json()
     for got, want in zip(out["deals"], deals, strict=True):
         assert got["hands"] == want["hands"] and got["boneyard"] == want["boneyard"]
         assert (got["redeals"], got["lot"]) == (want["redeals"], want["lot"])
