@@ -216,25 +216,41 @@ def _points_list(value: object) -> bool:
 def _round_result(value: object) -> bool:
     # written out, not with ``_opt`` and lambdas: every round of a log has one, and
     # the compiled core calls these directly
-    if not isinstance(value, dict) or not value.keys() <= _ROUND_RESULT_SET:
+    if not isinstance(value, dict):
         return False
+    known = 0  # the fields read so far that are there (not null): when that is all of
+    # them, the result has no field of another name, and no set of names is compared
     winners = value.get("winners")
-    if winners is not None and not _seats(winners):
-        return False
+    if winners is not None:
+        if not _seats(winners):
+            return False
+        known += 1
     points = value.get("points")
-    if points is not None and not _points_list(points):
-        return False
+    if points is not None:
+        if not _points_list(points):
+            return False
+        known += 1
     bonus = value.get("bonus")
-    if bonus is not None and not _points_list(bonus):
-        return False
+    if bonus is not None:
+        if not _points_list(bonus):
+            return False
+        known += 1
     blocked = value.get("blocked")
-    if blocked is not None and not isinstance(blocked, bool):
-        return False
+    if blocked is not None:
+        if not isinstance(blocked, bool):
+            return False
+        known += 1
     pips_left = value.get("pips_left")
-    if pips_left is not None and not _list_of(pips_left, 8, _pips):
-        return False
+    if pips_left is not None:
+        if not _list_of(pips_left, 8, _pips):
+            return False
+        known += 1
     ended_by = value.get("ended_by")
-    return ended_by is None or _seat(ended_by)
+    if ended_by is not None:
+        if not _seat(ended_by):
+            return False
+        known += 1
+    return len(value) == known or value.keys() <= _ROUND_RESULT_SET
 
 
 def _deal(value: object) -> bool:
