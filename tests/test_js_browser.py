@@ -1,5 +1,7 @@
-"""The JavaScript library in a real browser: Chromium loads the ES modules over HTTP and
-reproduces the vectors with the browser's own SHA-256 (crypto.subtle), without node."""
+"""The JavaScript library in a real browser: Chromium loads the ES modules over HTTP (the
+rulesets file as a JSON module) and reproduces the vectors with the browser's own
+SHA-256 (crypto.subtle), without node: the shuffle and deal vectors, and every game of
+the round vectors replayed to the engine's scores and winners."""
 
 from __future__ import annotations
 

@@ -134,11 +134,11 @@ export class Board {
    * number, a closed end, a spinner side not open yet, a closed play that may not be).
    */
   check(tile, end = null, { closed = false } = {}) {
-    const { parsed, e } = this.locate(tile, end, closed);
-    void parsed;
+    const { e } = this.locate(tile, end, closed);
     return e < 0 ? null : ENDS[e];
   }
 
+  /** [kind, first half, second half] of the tile and the index of its end (-1: the first tile), checked. */
   locate(tile, end, closed) {
     const set = tileSet(this.rules.maxPip, 1);
     let parsed;
@@ -325,5 +325,3 @@ export class Board {
     return endSum(this) + this.shutPips;
   }
 }
-
-export { DOWN, LEFT, RIGHT, UP };
