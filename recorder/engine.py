@@ -667,8 +667,20 @@ class Round:
             if self.opening_kind < 0:
                 return f"not this player's turn: {who} opens"
             tile = self.tiles.kind_name[self.opening_kind]
-            return f"not this player's turn: {who} opens with {tile}"
+            return f"not this player's turn: {who} opens with {tile}{self._lot_text()}"
         return f"not this player's turn: seat {self.turn} is to move"
+
+    def _lot_text(self) -> str:
+        """Who held the opening tile when a lot chose among them: the deal was right."""
+        lot = self.deal.lot
+        if lot is None:
+            return ""
+        mask = self.tiles.kind_mask[self.opening_kind]
+        tied = [s for s in range(self.players) if self.hands[s] & mask]
+        if len(tied) < 2:
+            return ""
+        tile = self.tiles.kind_name[self.opening_kind]
+        return f" ({seat_list(tied)} hold {tile}; the lot names seat {lot})"
 
     def _check_drawn_tile(self, move: Move) -> tuple[int, int, int]:
         if self.drawn >= len(self.boneyard):
@@ -731,7 +743,8 @@ class Round:
                                   "once both left and right are covered")
             raise IllegalMove(f"there is no {move.end} end")  # pragma: no cover
         if e not in ends:
-            raise IllegalMove(f"the {move.end} end shows {self.value[e]}")
+            shows = ", ".join(f"{END_NAMES[i]} {v}" for i, v in enumerate(self.value) if v >= 0)
+            raise IllegalMove(f"the {move.end} end shows {self.value[e]} (ends: {shows})")
         return (kind, a, e)
 
     def _check_closed(self, kind: int) -> None:
@@ -978,6 +991,12 @@ def _end_sum(value: list[int], dbl: list[bool], covered: list[bool], opener_doub
     if opener_double and not covered[LEFT] and not covered[RIGHT] and at not in (LEFT, RIGHT):
         total -= 2 * value[LEFT]  # both line ends are the one opening double: count it once
     return total
+
+
+def seat_list(seats: Sequence[int]) -> str:
+    """Seats as the messages list them: "seat 0 and seat 2", "seat 0, seat 1 and seat 3"."""
+    names = [f"seat {s}" for s in seats]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
 def _with_lot(deal: Deal, seat: int) -> Deal:

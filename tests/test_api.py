@@ -564,3 +564,18 @@ def test_the_docs_name_every_command_parameter_and_error_code() -> None:
     for code in ("auth/missing-token", "auth/unknown-token", "auth/revoked-token",
                  "game/conflict", "game/not-found", "query/invalid", "input/empty"):
         assert code in docs, code
+
+
+def test_the_upload_report_says_which_claims_differ(client: Any, auth: dict[str, str]) -> None:
+    """A frontend that reads only the upload report still sees its scoring go wrong."""
+    doc = make_game(11, ruleset="classic", players=2)
+    doc["rounds"][0]["result"]["points"] = [99, 0]
+    good = make_game(12, ruleset="classic", players=2)
+    body = client.post("/api/games", data=jsonl([doc, good]), headers=auth).get_json()
+    bad_report, good_report = body["data"]["games"]
+    assert bad_report["status"] == "accepted"
+    assert bad_report["mismatches"] == replay(doc)["mismatches"]
+    assert bad_report["mismatches"][0]["round"] == 1
+    assert bad_report["mismatches"][0]["field"] == "points"
+    assert bad_report["mismatches"][0]["claimed"] == [99, 0]
+    assert "mismatches" not in good_report
