@@ -511,20 +511,24 @@ def test_a_refused_log_opens_at_its_refused_move(browser: Any, site: dict[str, A
     opener = doc["rounds"][0]["moves"][0]["player"]
     other = doc["players"][1 - opener]["name"]  # the one whose turn it was
     banner = page.locator("#refusal-text")
-    text = banner.inner_text()
+    text = banner.text_content()
     assert text.startswith("Refused at round 1, move 2 (")
     assert text.count("round 1, move 2") == 1  # said once, not "...: round 1, move 2 (..."
     assert f"not this player's turn: {other} is to move" in text
     assert not any(pid in text for pid in names)  # players as the page calls them
-    # it opens at the refused move: the frame before it, with the reason above the table
+    # it opens at the refused move: the frame before it, with the reason above the table,
+    # shown there only (the banner with the way back appears once the page moves away)
     assert page.evaluate("location.hash") == "#r1m1"
     here = page.locator("#refusal-here")
     assert here.is_visible() and here.locator("p").inner_text() == text
+    assert not page.locator("#refusal").is_visible()
     assert shown(page)["move"] == 1 and len(shown(page)["board"]) == 1
+    assert "refused by the engine" in page.locator("#meta").inner_text()
     page.keyboard.press("Home")
-    assert not here.is_visible()
+    assert not here.is_visible() and page.locator("#refusal").is_visible()
     page.get_by_role("button", name="Go to the refused move").click()
     assert here.is_visible() and page.evaluate("location.hash") == "#r1m1"
+    assert not page.locator("#refusal").is_visible()
     p.close()
     assert stored_games(site) == before  # watching stores nothing
 

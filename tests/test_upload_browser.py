@@ -130,7 +130,7 @@ def test_a_refused_game_opens_on_the_watch_page(
     refused.get_by_role("button", name="Watch up to the error").click()
     page.wait_for_url("**/watch")
     page.wait_for_selector('#replay[data-ready="true"]')
-    assert "round 1, move 2" in page.locator("#refusal").inner_text()
+    assert "round 1, move 2" in page.locator("#refusal-here").inner_text()  # opened there
     assert game_pool[5]["game_id"] in page.locator("h1").inner_text()
     assert errors == []
     page.close()

@@ -122,6 +122,8 @@ def header(*, preset: str | None, changed: Mapping[str, Any], rules: Mapping[str
         # an unfinished game has no final score: say how far it went instead
         done = f"{rounds_done} {'round' if rounds_done == 1 else 'rounds'} complete"
         bits.append(f"unfinished ({done})" if rounds_done else "unfinished (no round complete)")
+    elif status == "invalid":
+        bits.append("refused by the engine")
     elif status:
         bits.append(status)
     return {"bits": bits, "teams": teams(sides, players)}

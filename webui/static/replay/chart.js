@@ -26,7 +26,12 @@ export function loadPlotly(url) {
 const plotText = (value) => String(value ?? "").replaceAll("&", "&amp;")
   .replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
-const COLORS = ["#1f6f5c", "#b3541e", "#3a62b0", "#8a3fa0", "#6b6b2a", "#b0306a", "#2a7f9e", "#555"];
+/** The colour of series `i`: the page's `--series-N` (the table's swatches use the same). */
+export function seriesColor(i) {
+  const root = document.getElementById("replay") || document.documentElement;
+  return getComputedStyle(root).getPropertyValue(`--series-${i % SERIES}`).trim() || "#1f6f5c";
+}
+export const SERIES = 8;
 
 /**
  * Draw `series` ([{name, x: rounds, y: scores}]) into `el`, with the target as a dashed
@@ -48,7 +53,7 @@ export async function drawScoreChart(el, series, {target = null, url, reachLoses
   const last = Math.max(...series.map((s) => s.x[s.x.length - 1]));
   const traces = series.map((s, i) => ({
     type: "scatter", mode: s.x.length > 40 ? "lines" : "lines+markers", name: plotText(s.name),
-    x: s.x, y: s.y, line: {color: COLORS[i % COLORS.length], width: 2.5},
+    x: s.x, y: s.y, line: {color: seriesColor(i), width: 2.5},
     marker: {size: 6},
     hovertemplate: `${plotText(s.name)}<br>after round %{x}: %{y}<extra></extra>`,
   }));
@@ -57,19 +62,20 @@ export async function drawScoreChart(el, series, {target = null, url, reachLoses
   if (target) {
     shapes.push({type: "line", xref: "x", yref: "y", x0: 0, x1: last, y0: target, y1: target,
       line: {color: "#5b6670", width: 1.5, dash: "dash"}});
-    annotations.push({x: 0, y: target, xref: "x", yref: "y", xanchor: "left", yanchor: "bottom",
+    annotations.push({x: last, y: target, xref: "x", yref: "y", xanchor: "right", yanchor: "bottom",
       showarrow: false, font: {size: 11, color: "#5b6670"},
       text: reachLoses ? `target ${target}: reaching it loses` : `target ${target}`});
   }
+  // on a phone the table's headers, with the same colours, are the legend
   const narrow = window.matchMedia("(max-width: 40rem)").matches;
   const layout = {
-    autosize: true, height: narrow ? 240 : 300,
-    margin: {l: 48, r: 12, t: 8, b: narrow ? 80 : 44},
+    autosize: true, height: narrow ? 220 : 300,
+    margin: {l: 48, r: 12, t: 8, b: 44},
     paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
     font: {family: font, size: 12, color: "#1d232a"},
     hoverlabel: {font: {family: font}}, dragmode: false, shapes, annotations,
-    showlegend: true,
-    legend: narrow ? {orientation: "h", x: 0, y: -0.28} : {x: 0.01, y: 0.99, bgcolor: "rgba(255,255,255,0.7)"},
+    showlegend: !narrow,
+    legend: {x: 0.01, y: 0.99, bgcolor: "rgba(255,255,255,0.7)"},
     xaxis: {title: {text: "round"}, fixedrange: true, gridcolor: "#d7dde2", zeroline: false,
       rangemode: "tozero", dtick: last > 30 ? undefined : 1},
     yaxis: {title: {text: narrow ? "" : "score"}, fixedrange: true, gridcolor: "#d7dde2",

@@ -66,7 +66,7 @@ export function drawEnds(el, legend, frame) {
     chip.dataset.ends = t.ends.join(",");
     chip.title = `${t.ends.join(" and ")}: ${t.points}`;
     el.append(chip);
-    if (t.halves.length === 2) kinds.add("double");
+    if (t.kind === "counts" && t.halves.length === 2) kinds.add("double");
     if (t.kind === "closed") kinds.add("closed");
   });
   if (!counted.length) el.append(node("span", "term none", "nothing"));

@@ -207,10 +207,13 @@ class Replay {
       if (fresh && e.kind !== "play" && e.kind !== "deal") p.classList.add("flash");
       ev.append(p);
     }
+    // the reason is shown once: above the table at the refused move, else in the banner
+    // with the way back to it
     const err = this.errorHere();
     const box = $("refusal-here");
     box.hidden = !err;
     if (err) $("refusal-here-text").textContent = refusalText(err);
+    if (this.error) $("refusal").hidden = Boolean(err);
     const table = $("table");
     table.classList.toggle("ended", Boolean(frame.ended));
     table.dataset.ended = frame.ended || "";

@@ -2,7 +2,7 @@
 // game ended (the frames' words), a chart of the scores over the rounds, and the scores
 // after every round as a table that stays readable for a game of a hundred rounds.
 
-import {drawScoreChart} from "./chart.js";
+import {drawScoreChart, SERIES} from "./chart.js";
 import {endedWords} from "./panel.js";
 import {fmt, listing, nameNode, node, playerName, sideName, sidesOf} from "./text.js";
 
@@ -18,9 +18,10 @@ export function scoreColumns(game, rounds) {
   return cols.map((seats) => ({seats, label: sideName(game, seats)}));
 }
 
-function headerCell(game, col) {
+function headerCell(game, col, i) {
   const th = node("th", "player-col");
   th.scope = "col";
+  th.append(node("span", `swatch s${i % SERIES}`), " ");
   const players = game.players || [];
   col.seats.forEach((s, i) => {
     if (i) th.append(" & ");
@@ -42,7 +43,7 @@ function roundsTable(game, rounds, cols) {
   corner.scope = "col";
   head.append(corner, node("th", "how-col", "Ended"));
   head.lastChild.scope = "col";
-  for (const col of cols) head.append(headerCell(game, col));
+  cols.forEach((col, i) => head.append(headerCell(game, col, i)));
   thead.append(head);
   table.append(thead);
   const body = node("tbody");
@@ -63,7 +64,7 @@ function roundsTable(game, rounds, cols) {
       const score = r.summary.scores[col.seats[0]];
       const td = node("td", "score-cell", fmt(score));
       const gain = score - before[i];
-      if (gain) td.append(node("span", "gain", gain > 0 ? ` +${fmt(gain)}` : ` ${fmt(gain)}`));
+      if (gain) td.append(" ", node("span", "gain", gain > 0 ? `+${fmt(gain)}` : fmt(gain)));
       td.dataset.score = String(score);
       tr.append(td);
       before[i] = score;
