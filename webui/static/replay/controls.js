@@ -14,12 +14,16 @@ const KEYS = {
   " ": (r) => r.toggle(),
 };
 
+// the element last pressed with a mouse or a finger: a button focused so is not the
+// keyboard's, and gives space back to the page
+let pressed = null;
+
 /**
  * Whether the focused element keeps `key` for itself. A picker keeps ↑ ↓ (and space,
  * which opens it) only while it has the keyboard's focus: ← → always step, and once a
  * choice is made with the mouse the picker lets go of the focus (see `release`). A
- * button keeps space only when it was reached with the keyboard (`:focus-visible`):
- * after clicking Next, space plays and pauses.
+ * button keeps space only when it was reached with the keyboard: after clicking Next,
+ * space plays and pauses.
  */
 function owns(target, key) {
   if (!(target instanceof HTMLElement)) return false;
@@ -34,7 +38,7 @@ function owns(target, key) {
     return !(key === " " || key === "PageUp" || key === "PageDown");
   }
   if (tag === "BUTTON" || tag === "SUMMARY" || tag === "A") {
-    return key === " " && target.matches(":focus-visible");
+    return key === " " && target !== pressed;
   }
   return false;
 }
@@ -104,6 +108,9 @@ export function wireControls(replay, root) {
   if (errorJump) errorJump.addEventListener("click", () => replay.toError());
   wireTouch(replay, $("table"));
 
+  document.addEventListener("pointerdown", (e) => {
+    pressed = e.target instanceof Element ? e.target.closest("button, summary, a") : null;
+  }, true);
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const act = KEYS[e.key];

@@ -76,7 +76,10 @@ class Replay {
     const want = parseHash(hash);
     if (!want) return null;
     const ri = this.rounds.findIndex((r) => r.round === want.round);
-    if (ri < 0) return null;
+    if (ri < 0) { // a round past the last one: the end of the game
+      const last = this.rounds[this.rounds.length - 1];
+      return last && want.round > last.round ? this.positions.length - 1 : null;
+    }
     const frames = this.rounds[ri].frames;
     let fi = frames.findIndex((f) => f.m === want.move);
     if (fi < 0) fi = want.move > frames[frames.length - 1].m ? frames.length - 1 : 0;
