@@ -449,7 +449,7 @@ class _Builder:
             "sets": rules.sets,
             "changed": changed_rules(rules),
             "sides": rules.sides(len(players)) if players else None,
-            "game_over": _game_over(game),
+            "game_over": _game_over(game) if error is None else None,
         })
         if error is None:
             info["status"] = "finished" if match.over else "unfinished"

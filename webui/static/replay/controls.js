@@ -112,6 +112,7 @@ export function wireControls(replay, root) {
     pressed = e.target instanceof Element ? e.target.closest("button, summary, a") : null;
   }, true);
   document.addEventListener("keydown", (e) => {
+    if (e.key === "Tab") pressed = null; // the keyboard takes the focus from here on
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const act = KEYS[e.key];
     if (!act || owns(e.target, e.key)) return;

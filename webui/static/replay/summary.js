@@ -111,9 +111,10 @@ export class GameSummary {
       const lastRound = rounds[rounds.length - 1];
       const lastFrame = lastRound ? lastRound.frames[lastRound.frames.length - 1] : null;
       title.textContent = this.error ? "The log is refused here" : "The game is not finished";
+      const stops = this.error ? "The replay stops, before the refused move," : "The log ends";
       const where = lastRound && !lastRound.summary && lastFrame
-        ? `The log ends in round ${lastRound.round}, after move ${lastFrame.m}.`
-        : "The log ends between rounds.";
+        ? `${stops} in round ${lastRound.round}, after move ${lastFrame.m}.`
+        : `${stops} between rounds.`;
       why.textContent = `${where} ${done.length
         ? `${done.length} ${done.length === 1 ? "round is" : "rounds are"} complete; nobody has won.`
         : "No round is complete, so there are no scores yet."}`;
