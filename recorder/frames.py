@@ -12,9 +12,10 @@ the move before the error and the error itself; an unfinished game gives its fra
 far as it goes. Pure: a document in, plain JSON-ready data out.
 
 Only the engine's public attributes are read (``hands``, ``board``, ``bonus``,
-``phase``, ``turn``, ``openers``, ``result`` and the query methods), and unknown
-additions to the board's entries are ignored, so new house rules in the engine need
-no change here unless they add something the page must draw.
+``phase``, ``turn``, ``openers``, ``result``, ``drew``, ``rules`` and the query methods,
+``end_terms`` among them), and unknown additions to the board's entries are ignored, so
+new house rules in the engine need no change here unless they add something the page
+must draw.
 """
 
 from __future__ import annotations
