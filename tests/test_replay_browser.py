@@ -1278,4 +1278,7 @@ def test_screenshots_of_every_changed_page(browser: Any, site: dict[str, Any],
         page.goto(f"{site['url']}/upload")
         page.screenshot(path=str(out / f"upload-{name}.png"))
         p.close()
-    assert len(list(out.glob("*.png"))) >= 18
+    taken = {f"{t}-{v}.png" for v in ("laptop", "phone") for t in (
+        *moments_to_take, "replay-long-summary", "replay-long-summary", "watch-refused-move",
+        "watch-refused-shape", "upload")}
+    assert all((out / name).stat().st_size > 5_000 for name in taken)
