@@ -586,6 +586,45 @@ class Round:
         return _end_sum(self.value, self.dbl, self.covered, self.opener_double) + \
             self.shut_pips
 
+    def end_terms(self) -> list[tuple[tuple[str, ...], tuple[int, ...], int, str]]:
+        """:meth:`open_end_sum` taken apart, for a viewer: what each end adds, and why.
+
+        One ``(ends, halves, points, kind)`` per thing on the table the count looks at,
+        in end order: ``kind`` is ``counts`` (an open end: its number, or both halves
+        of a double lying across it; the opening double alone on the table is one term
+        for both line ends), ``empty-arm`` (a spinner arm open for play with no tile
+        yet: it adds nothing), ``closed`` (a double played closed: it takes no tile and
+        both halves still count) or ``shut`` (a spinner side closed once three sides
+        were covered: nothing). The points always add up to :meth:`open_end_sum`.
+        Rare and for display only: the scoring itself never builds these.
+        """
+        terms: list[tuple[tuple[str, ...], tuple[int, ...], int, str]] = []
+        if self.phase == OPENING or self.phase == DRAW_FOR_DOUBLE:
+            return terms
+        value, dbl, covered = self.value, self.dbl, self.covered
+        closed_on = {self.board[i][2] for i in self.closed_tiles}
+        alone = self.opener_double and not covered[LEFT] and not covered[RIGHT]
+        for e in range(4):
+            v = value[e]
+            if v < 0:
+                if self.shut[e] and e not in closed_on:
+                    terms.append(((END_NAMES[e],), (), 0, "shut"))
+                continue
+            if e >= UP and not covered[e]:
+                terms.append(((END_NAMES[e],), (), 0, "empty-arm"))
+            elif alone and e == LEFT:  # both line ends are the one opening double
+                terms.append(((END_NAMES[LEFT], END_NAMES[RIGHT]), (v, v), 2 * v, "counts"))
+            elif alone and e == RIGHT:
+                continue
+            elif dbl[e]:
+                terms.append(((END_NAMES[e],), (v, v), 2 * v, "counts"))
+            else:
+                terms.append(((END_NAMES[e],), (v,), v, "counts"))
+        for i in self.closed_tiles:
+            a, b, e = self.board[i]
+            terms.append(((END_NAMES[e],), (a, b), a + b, "closed"))
+        return terms
+
     def _may_close(self) -> bool:
         """Whether a double may be played closed now: the spinner has two arms."""
         return self.spinner and self.phase == PLAY and sum(self.covered) >= 2

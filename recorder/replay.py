@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
@@ -245,26 +245,37 @@ def _move(mdoc: dict[str, Any]) -> Move:
 def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
             ids: list[str], hint: str = "") -> IllegalMove:
     """Turn the engine's reason into the contract's message: where, who, what, what was legal."""
-    who = ids[move.player] if isinstance(move.player, int) and 0 <= move.player < len(ids) \
-        else f"seat {move.player!r}"
+    what, why = refusal_words(exc.message, move, state, ids)
+    message = f"round {r}, move {m} ({what}): {why}{hint}"
+    return IllegalMove(message, round=r, move=m, pointer=f"/rounds/{r - 1}/moves/{m - 1}",
+                       code=exc.code)
+
+
+def refusal_words(reason: str, move: Move, state: Round,
+                  names: Sequence[str]) -> tuple[str, str]:
+    """The refused move in words, and the engine's ``reason`` with what was legal instead.
+
+    ``state`` is the round before the move; players are called by ``names`` (the
+    contract's message uses their ids, the replay page the names it shows).
+    """
     seat = move.player if isinstance(move.player, int) else None
+    who = names[seat] if seat is not None and 0 <= seat < len(names) \
+        else f"seat {move.player!r}"
     legal = state.legal_moves(seat)
     prefix = ""
     if not legal:  # the mover may do nothing: say who may, and what
         legal = state.legal_moves()
         movers = sorted({x.player for x in legal})
-        prefix = " or ".join(ids[p] for p in movers) + " to move: "
+        prefix = " or ".join(names[p] for p in movers) + " to move: "
     shorts = list(dict.fromkeys(x.short() for x in legal))
     listed = prefix + ", ".join(shorts[:MAX_LEGAL_LISTED])
     if len(shorts) > MAX_LEGAL_LISTED:
         listed += f" and {len(shorts) - MAX_LEGAL_LISTED} more"
-    where = f"round {r}, move {m} ({who} {move.text()})"
-    # the engine knows seats; the message speaks of players by their ids
-    reason = _SEAT.sub(lambda s: ids[int(s[1])] if int(s[1]) < len(ids) else s[0], exc.message)
-    message = f"{where}: {reason}" if state.over else f"{where}: {reason}; legal here: {listed}"
-    message += hint
-    return IllegalMove(message, round=r, move=m, pointer=f"/rounds/{r - 1}/moves/{m - 1}",
-                       code=exc.code)
+    # the engine knows seats; the words speak of players by name
+    why = _SEAT.sub(lambda s: names[int(s[1])] if int(s[1]) < len(names) else s[0], reason)
+    if not state.over:
+        why += f"; legal here: {listed}"
+    return f"{who} {move.text()}", why
 
 
 def round_answer(result: RoundResult) -> dict[str, Any]:
@@ -549,5 +560,5 @@ def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
 __all__ = [
     "Event", "Game", "MoveEvent", "RoundEnd", "RoundStart", "claim_text", "claims_text",
     "finish_answer", "invalid_answer", "number", "open_game", "part_detail", "part_text",
-    "replay", "round_answer", "round_claim", "scores_part", "walk",
+    "refusal_words", "replay", "round_answer", "round_claim", "scores_part", "walk",
 ]
