@@ -8,6 +8,7 @@ demand so that a test names only what it needs: ``make_game(7)`` is the game of 
 from __future__ import annotations
 
 import copy
+import faulthandler
 import gzip
 import json
 import os
@@ -44,6 +45,41 @@ settings.register_profile("mutation", parent=settings.get_profile("recorder"),
                           print_blob=False)
 settings.load_profile(os.environ.get(
     "HYPOTHESIS_PROFILE", "mutation" if "MUTANT_UNDER_TEST" in os.environ else "recorder"))
+
+
+# ---------------------------------------------------------------------------------------
+# Time limits. pytest-timeout fails a test past its limit (pyproject.toml) with a signal,
+# and the suite goes on. A signal is handled only when the interpreter runs Python code:
+# a loop inside the compiled engine (mypyc) or a C call never lets it, nor any Python
+# thread. faulthandler's watchdog is a C thread that needs neither: past the limit and
+# its grace, it writes every thread's stack (the looping test is on it) and ends the run
+# with exit code 1. Failing the whole run is the price of never hanging it.
+
+_STDERR: int | None = None
+
+
+def backstop_after(limit: float) -> float:
+    """When the watchdog ends the run: the limit, then time for the failed test's
+    teardown (a server stopped, a browser page closed) after the signal failed it."""
+    return limit + max(10.0, limit / 5)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _STDERR
+    _STDERR = os.dup(2)  # the terminal's stderr, before tests capture fd 2
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> None:
+    """Arm the watchdog beside pytest-timeout's own timer (which still runs: None)."""
+    if settings.timeout and _STDERR is not None:
+        faulthandler.dump_traceback_later(backstop_after(settings.timeout), exit=True,
+                                          file=_STDERR)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_timeout_cancel_timer(item: pytest.Item) -> None:
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ import copy
 import dataclasses
 import json
 import re
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -232,6 +233,85 @@ def test_bonus_and_blocked_figures_of_the_hand_made_game(db: Any, client: Any) -
     assert blocked["margins"] == [{"margin": 7, "count": 1}]
     assert blocked["enders"] == [{"player": "ana", "name": "Ana", "count": 1}]
     assert blocked["certain_before_end"] == [{"moves": 0, "count": 1}]
+
+
+def partners_blocked() -> dict[str, Any]:
+    """Partnerships (dominoes-partners, two tiles each): one round, blocked at move 2.
+
+    Seats 0 and 2 ("ana", "cy") play against 1 and 3 ("bo", "di"). ana opens 6-6, bo
+    plays 6-5 on the right: the ends show 6 and 5, which nobody holds, and nobody may
+    draw: blocked. Pips left: ana 1 (0-1), bo 5 (2-3), cy 2 (0-0, 0-2), di 6 (1-2, 0-3).
+    The team ana + cy holds 3, the team bo + di 11: ana's team wins the round by 8 pips
+    (by 4 if each team counted only its first player's hand).
+    """
+    hands = [["6-6", "0-1"], ["6-5", "2-3"], ["0-0", "0-2"], ["1-2", "0-3"]]
+    taken = {t for hand in hands for t in hand}
+    rest = [f"{a}-{b}" for a in range(7) for b in range(a, 7)
+            if f"{a}-{b}" not in taken and f"{b}-{a}" not in taken]
+    return {
+        "format": "domino-log/1",
+        "game_id": "partners-blocked",
+        "frontend": {"name": "hand", "version": "1"},
+        "ruleset": {"preset": "dominoes-partners", "options": {"hand_size": 2}},
+        "players": [{"id": pid} for pid in ("ana", "bo", "cy", "di")],
+        "started_at": "2026-03-11T12:00:00Z",
+        "rounds": [{"deal": {"hands": hands, "boneyard": rest}, "moves": [
+            {"player": 0, "action": "play", "tile": "6-6"},
+            {"player": 1, "action": "play", "tile": "6-5", "end": "right"},
+        ]}],
+    }
+
+
+def test_a_blocked_round_of_partners_is_won_by_the_teams_pips(db: Any, client: Any) -> None:
+    assert [o.status for o in store(db, [partners_blocked()])] == ["accepted"]
+    assert db.execute("SELECT blocked, pips_left, winners FROM rounds").fetchall() == [
+        (1, "[1,5,2,6]", "[0,2]")]
+    blocked = client.get("/api/stats/blocked").get_json()["data"]
+    assert (blocked["rounds"], blocked["blocked"]) == (1, 1)
+    assert blocked["margins"] == [{"margin": 8, "count": 1}]
+    assert blocked["enders"] == [{"player": "bo", "name": None, "count": 1}]
+    # each player's own page of the figure counts the same team margin
+    for pid in ("ana", "bo", "cy", "di"):
+        mine = client.get(f"/api/stats/blocked?player={pid}").get_json()["data"]
+        assert mine["margins"] == [{"margin": 8, "count": 1}], pid
+
+
+def test_a_game_sent_twice_in_one_batch_counts_once(db: Any) -> None:
+    """Both copies pass the cheap "already stored?" read before either is stored; the
+    second is found a duplicate under the write lock, and adds nothing to the counters."""
+    outcomes = store(db, [hand_made(), hand_made(), make_game(4), make_game(4)])
+    assert [o.status for o in outcomes] == ["accepted", "duplicate", "accepted", "duplicate"]
+    assert (outcomes[1].id, outcomes[3].id) == (outcomes[0].id, outcomes[2].id)
+    assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 2
+    assert_matches_scratch(db)
+    assert counters(db)["ana"]["games"] == 1 and counters(db)["ana"]["rounds"] == 2
+    assert db.execute("SELECT sum(games), sum(rounds) FROM stats_rounds WHERE grain = 'all'"
+                      ).fetchone() == (2, db.execute("SELECT count(*) FROM rounds").fetchone()[0])
+
+
+def test_an_upload_holding_a_game_twice_counts_it_once(db_path: Path,
+                                                       start_server: Any) -> None:
+    """The same over HTTP, on the production server: one body, the same game twice."""
+    from recorder.tokens import create_token
+
+    db = storage.connect(db_path)
+    _, secret = create_token(db, "frontend")
+    db.close()
+    url = start_server(db_path)
+    body = (json.dumps(hand_made()) + "\n") * 2
+    request = urllib.request.Request(url + "/api/games", data=body.encode(), method="POST",
+                                     headers={"Authorization": f"Bearer {secret}"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        report = json.load(response)["data"]
+    assert report["summary"] == {"accepted": 1, "duplicate": 1, "refused": 0}
+    with urllib.request.urlopen(url + "/api/stats/players", timeout=60) as response:
+        players = {p["id"]: p for p in json.load(response)["data"]["players"]}
+    assert {pid: (p["games"], p["rounds"]) for pid, p in players.items()} == {
+        "ana": (1, 2), "bo": (1, 2)}
+    with urllib.request.urlopen(url + "/api/stats/blocked", timeout=60) as response:
+        blocked = json.load(response)["data"]
+    assert (blocked["rounds"], blocked["blocked"], blocked["margins"]) == (
+        2, 1, [{"margin": 7, "count": 1}])
 
 
 # ---------------------------------------------------------------------------------------

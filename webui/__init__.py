@@ -83,9 +83,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     else:
         app.config.from_mapping(test_config)
 
-    from webui import api, api_stats, db, games, stats, upload
+    from webui import api, api_stats, compress, db, games, stats, upload
 
     db.init_app(app)
+    compress.init_app(app)
     for blueprint in (api.bp, api_stats.bp, games.bp, stats.bp, upload.bp):
         app.register_blueprint(blueprint)
     api.register_error_handlers(app)

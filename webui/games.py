@@ -27,6 +27,8 @@ from webui.api import (
     pick_document,
 )
 from webui.db import get_db
+from webui.replay import pointer_excerpt, stored_header, watched_header
+from webui.stats import plotly_url
 
 bp = Blueprint("games", __name__)
 
@@ -52,12 +54,15 @@ def replay_title(game: dict[str, Any]) -> str:
 @bp.get("/games/<int:game_pk>")
 def replay(game_pk: int) -> tuple[str, int] | str:
     """The replay of a stored game; the page loads its frames from the API."""
-    game = storage.get_summary(get_db(), game_pk)
+    db = get_db()
+    game = storage.get_summary(db, game_pk)
     if game is None:
         return not_found(f"There is no game #{game_pk}.")
     return render_template(
         "replay.html", title=replay_title(game), game=game,
+        head=stored_header(db, game_pk, game),
         frames_url=url_for("api.game_frames", game_pk=game_pk), frames_inline=None,
+        player_url=url_for("stats.player", player_id="PLAYER"), plotly_url=plotly_url(),
     )
 
 
@@ -67,11 +72,13 @@ def replay(game_pk: int) -> tuple[str, int] | str:
 
 @bp.get("/watch")
 def watch_page() -> str:
-    return render_template("watch.html", problem=None, text="", index=0)
+    return render_template("watch.html", problem=None, text="", index=0, refusal=None)
 
 
-def _watch_problem(message: str, text: str, index: int, status: int = 400) -> tuple[str, int]:
-    return render_template("watch.html", problem=message, text=text, index=index), status
+def _watch_problem(message: str, text: str, index: int, status: int = 400,
+                   refusal: dict[str, Any] | None = None) -> tuple[str, int]:
+    return render_template("watch.html", problem=message, text=text, index=index,
+                           refusal=refusal), status
 
 
 @bp.post("/watch")
@@ -104,11 +111,26 @@ def watch() -> tuple[str, int] | str:
         return _watch_problem(f"The log {what}: {exc.message}", shown, index,
                               413 if exc.status == 413 else 400)
     frames = build_frames(doc)
+    error = frames["error"]
+    if error is not None and not any(r["frames"] for r in frames["rounds"]):
+        # refused before its first move (its shape, its rules, its first deal): nothing
+        # to play, so the form again, with the reason and the part of the log it names
+        if str(error.get("code")).startswith("log/"):  # its message names the pointer
+            message = f"The log does not have the shape of domino-log/1: {error['why']}"
+        else:
+            r = error.get("round") or 0
+            message = "The log is refused before its first move: " + (
+                f"round {r}: " if r else "") + error["why"]
+        pointer = error.get("pointer")
+        return _watch_problem(message, shown, index, 200, refusal={
+            "pointer": pointer, "code": error.get("code"),
+            "excerpt": pointer_excerpt(doc, pointer)})
     game = dict(frames["game"])
     title = replay_title(game)
     return render_template(
         "replay.html", title=f"Watching {title}" if title != "Replay" else "Watching a log",
-        game=game, frames_url=None, frames_inline=frames,
+        game=game, head=watched_header(frames), frames_url=None, frames_inline=frames,
+        player_url=None, plotly_url=plotly_url(),
     )
 
 

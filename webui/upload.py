@@ -51,9 +51,11 @@ def form_upload() -> tuple[str, int] | str:
     """The form's answer without JavaScript: the same report, rendered on the server."""
     check = check_token(get_db(), (request.form.get("token") or "").strip() or None)
     if check.verdict is Verdict.MISSING:
-        return _problem("Uploads need a token: paste the one you were given.", 401)
+        return _problem("Uploads need a token: paste the one you were given (the server's "
+                        "operator makes one with 'recorder token create NAME').", 401)
     if check.verdict is Verdict.UNKNOWN:
-        return _problem("This token is not known to this server.", 401)
+        return _problem("This token is not known to this server: check it was copied whole, "
+                        "or ask the server's operator for one.", 401)
     if check.verdict is Verdict.REVOKED:
         return _problem("This token was revoked; ask for a new one.", 403)
     assert check.token is not None
