@@ -108,7 +108,7 @@ def main(argv: list[str]) -> int:
     if argv[0] == "serve":
         ensure_venv("")
         return subprocess.call([str(BIN / "recorder"), "serve", *argv[1:]], cwd=ROOT)
-    ensure_venv("test,engines")  # the engines' own games are part of the tests
+    ensure_venv("test,engines,scale")  # the engines' games and the archive's are tested
     ensure_chromium()
     python_tests = subprocess.call([str(PY), "-m", "pytest", *argv[1:]], cwd=ROOT,
                                    env=expect_build())

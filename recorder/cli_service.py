@@ -377,3 +377,7 @@ def register(cli: click.Group) -> None:
     cli.add_command(serve_command, "serve")
     cli.add_command(token_group, "token")
     cli.add_command(stats_group, "stats")
+    from recorder.cli_scale import batch_group, export_command
+
+    cli.add_command(batch_group, "batch")
+    cli.add_command(export_command, "export")
