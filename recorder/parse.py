@@ -469,20 +469,33 @@ class _LineReader:
             if end >= 0:
                 return
 
-    def skip_blank_lines(self, into: bytearray | None = None) -> None:
-        """Skip whole blank lines, counting them, without a Python step per line;
-        ``into`` receives the bytes skipped when the caller may need them again."""
+    def skip_blank_lines(self, into: bytearray | None = None, keep: int = 0) -> bool:
+        """Skip whole blank lines, counting them, without a Python step per line.
+
+        ``into`` receives the bytes skipped, when the caller may need them again, as
+        long as it holds no more than ``keep`` bytes: a run of blank lines may be
+        gigabytes long (a gzip bomb of newlines), so it is never kept whole. Returns
+        False when bytes were skipped that ``into`` could not keep.
+        """
+        kept_all = True
         while self._pos < len(self._buf) or self._fill():
-            text_at = _WS_BYTES.match(self._buf, self._pos).end()  # type: ignore[union-attr]
+            if self._buf.count(b"\n", self._pos) == len(self._buf) - self._pos:
+                text_at = len(self._buf)  # a block of newlines only: counted 8 times faster
+            else:
+                text_at = _WS_BYTES.match(self._buf, self._pos).end()  # type: ignore[union-attr]
             last_newline = self._buf.rfind(b"\n", self._pos, text_at)
             if last_newline >= 0:
-                if into is not None:
-                    into += self._buf[self._pos : last_newline + 1]
+                if into is not None and kept_all:
+                    if len(into) + last_newline + 1 - self._pos <= keep:
+                        into += self._buf[self._pos : last_newline + 1]
+                    else:
+                        kept_all = False
                 self.number += self._buf.count(b"\n", self._pos, last_newline + 1)
                 self.offset += last_newline + 1 - self._pos
                 self._pos = last_newline + 1
             if text_at < len(self._buf) or self._pos < len(self._buf):
-                return  # a line with text, or the blank start of one, comes next
+                break  # a line with text, or the blank start of one, comes next
+        return kept_all
 
     def read_rest(self, budget: int) -> bytes:
         """Up to about ``budget + 1`` more bytes: more than ``budget`` tells that the
@@ -524,19 +537,29 @@ def _iter_stream(reader: _LineReader, limits: Limits, raw: bool = False
                  ) -> Iterator[Parsed | RawLine]:
     """Shape detection on a stream, with the in-memory rule: JSON Lines when the first
     non-blank line is a JSON value and more lines follow (streamed); anything else is
-    read whole and parsed by :func:`_iter_plain`."""
+    read whole and parsed by :func:`_iter_plain`.
+
+    What is read while looking for the first two lines is kept, to be parsed whole if
+    the input is not JSON Lines, but never more than ``max_input_bytes`` of it: past
+    that the input can only be JSON Lines (or one document and white space), and memory
+    stays flat however many blank lines come between the documents.
+    """
+    budget = limits.max_input_bytes
     consumed = bytearray()
+    whole = True  # consumed holds every byte read so far
     found: list[_Line] = []
     long_line: int | None = None  # number of a line longer than a document may be
     while len(found) < 2:
-        reader.skip_blank_lines(into=consumed)
-        if len(consumed) > limits.max_input_bytes:
-            raise _too_large(limits)  # megabytes of blank lines
+        if not reader.skip_blank_lines(into=consumed if whole else None, keep=budget):
+            whole, consumed = False, bytearray()  # megabytes of blank lines
         item = reader.read_line()
         if item is None:
             break
         number, offset, chunk, complete = item
-        consumed += chunk
+        if whole:
+            consumed += chunk
+            if len(consumed) > budget:
+                whole, consumed = False, bytearray()
         if not complete:
             long_line = number
             break
@@ -553,8 +576,18 @@ def _iter_stream(reader: _LineReader, limits: Limits, raw: bool = False
             head = [first, _long_line(long_line, limits)]
         yield from _stream_jsonl(reader, head, limits, raw)
         return
-    rest = reader.read_rest(max(0, limits.max_input_bytes - len(consumed)))
-    if len(consumed) + len(rest) <= limits.max_input_bytes:
+    if not whole:
+        if first is not None and first.error is None and not found[1:]:
+            yield first  # one document amid more white space than is read whole
+            return
+        if first is not None and len(found) == 2 and found[0][2].lstrip().startswith(b"{"):
+            second = _stream_result(found[1], limits)
+            if second.error is None:  # JSON Lines whose first line is broken
+                yield from _stream_jsonl(reader, [first, second], limits, raw)
+                return
+        raise _too_large(limits)
+    rest = reader.read_rest(max(0, budget - len(consumed)))
+    if len(consumed) + len(rest) <= budget:
         yield from _iter_plain(bytes(consumed) + rest, limits)
         return
     # Too big to hold. The one shape still readable is JSON Lines with a broken first
