@@ -198,6 +198,15 @@ def json_lines(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def export_rows(text: str) -> list[dict[str, Any]]:
+    """The lines of a complete export (``format=jsonl|logs``), less its end line, which
+    must be there and count them."""
+    rows = json_lines(text)
+    assert rows, "an export ends with its end line, even when empty"
+    assert rows[-1] == {"ok": True, "end": True, "games": len(rows) - 1}, rows[-1]
+    return rows[:-1]
+
+
 # ---------------------------------------------------------------------------------------
 # Real processes.
 
