@@ -110,9 +110,7 @@ def form_upload() -> tuple[str, int] | str:
         except sqlite3.Error as exc:  # the disk is full, the file read-only or locked
             log.exception("the database failed during a form upload")
             report.error = ("The database failed while storing this file: "
-                            f"{storage.explain_failure(exc)}. The games stored before the "
-                            "failure stay stored: sending the same files again stores the "
-                            "others.")
+                            f"{storage.explain_failure(exc)}.")
             storage_failed = True
         except Exception as exc:  # the other files still get their report
             log.exception("the upload of one file failed")
@@ -123,8 +121,9 @@ def form_upload() -> tuple[str, int] | str:
         failed |= any(outcome.internal for outcome in report.outcomes)
     problem = None
     if storage_failed:
-        problem = ("The database failed, so the upload stopped: the storage is full, "
-                   "read-only or busy. Nothing is lost of what is reported stored.")
+        problem = ("The database failed, so the upload stopped (the storage is full, "
+                   "read-only or busy): the games reported stored are kept, and sending "
+                   "the same files again stores the others.")
     elif over:
         problem = ("This upload holds more than one request may: the files it could read "
                    "are reported; send the others in another upload.")
