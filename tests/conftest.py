@@ -239,7 +239,8 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30)
 
 
 class Servers:
-    """``servers(db_path, threads=4, env=None)`` runs waitress with the app; returns its URL.
+    """``servers(db_path, threads=4, env=None, args=())`` runs waitress with the app (``args``
+    are more of waitress's options); returns its URL.
 
     ``procs`` holds the server processes in start order, for tests that kill one.
     """
@@ -248,12 +249,13 @@ class Servers:
         self.folder = folder
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def __call__(self, db: Path, *, threads: int = 4, env: dict[str, str] | None = None) -> str:
+    def __call__(self, db: Path, *, threads: int = 4, env: dict[str, str] | None = None,
+                 args: tuple[str, ...] = ()) -> str:
         port = free_port()
         log = open(self.folder / f"server-{port}.log", "wb")  # noqa: SIM115 (closed by the child)
         proc = subprocess.Popen(
             [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
-             f"--threads={threads}", "--call", "webui:create_app"],
+             f"--threads={threads}", *args, "--call", "webui:create_app"],
             cwd=self.folder, env=subprocess_env(RECORDER_DB=str(db), **(env or {})),
             stdout=log, stderr=log,
         )

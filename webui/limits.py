@@ -240,7 +240,8 @@ def too_many_files() -> str:
 
 def retry_after() -> int | None:
     """Seconds until the limit this request broke lets its address in again."""
-    for limiter in current_app.extensions.get("limiter", ()):
+    limiter = current_app.extensions.get("recorder.limiter")
+    if limiter is not None:
         current = limiter.current_limit
         if current is not None and current.breached:
             return max(1, math.ceil(current.window[0] - time.time()))
@@ -302,6 +303,7 @@ def init_rate_limits(app: Flask) -> Limiter:
         enabled=bool(config["RATELIMIT_ENABLED"]),
     )
     limiter.init_app(app)
+    app.extensions["recorder.limiter"] = limiter  # the views' wrappers hold it weakly
     for endpoint in REPLAYS:
         app.view_functions[endpoint] = limiter.limit(
             lambda: str(current_app.config["RATELIMIT_REPLAYS"]))(app.view_functions[endpoint])
