@@ -239,8 +239,9 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30)
 
 
 class Servers:
-    """``servers(db_path, threads=4, env=None, args=())`` runs waitress with the app (``args``
-    are more of waitress's options); returns its URL.
+    """``servers(db_path, threads=4, env=None, args=())`` runs waitress with the app as the
+    production command does (its body limit the app's), ``args`` more of waitress's
+    options; returns its URL.
 
     ``procs`` holds the server processes in start order, for tests that kill one.
     """
@@ -253,9 +254,11 @@ class Servers:
                  args: tuple[str, ...] = ()) -> str:
         port = free_port()
         log = open(self.folder / f"server-{port}.log", "wb")  # noqa: SIM115 (closed by the child)
+        body_limit = (env or {}).get("RECORDER_MAX_CONTENT_LENGTH", str(32 * 1024 * 1024))
         proc = subprocess.Popen(
             [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
-             f"--threads={threads}", *args, "--call", "webui:create_app"],
+             f"--threads={threads}", f"--max-request-body-size={body_limit}", *args,
+             "--call", "webui:create_app"],
             cwd=self.folder, env=subprocess_env(RECORDER_DB=str(db), **(env or {})),
             stdout=log, stderr=log,
         )

@@ -47,12 +47,18 @@ CONTENT_SECURITY_POLICY = "; ".join((
 """No inline script and no framing: every page works with its scripts served by the app."""
 
 
+def security_headers() -> list[tuple[str, str]]:
+    """The locked-down headers every answer carries (and ``recorder serve`` gives the
+    answers waitress makes itself)."""
+    return [("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "same-origin")]
+
+
 def _security_headers(response: Response) -> Response:
     """The same locked-down headers on every answer, pages and API alike."""
-    headers = response.headers
-    headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    headers.setdefault("X-Content-Type-Options", "nosniff")
-    headers.setdefault("Referrer-Policy", "same-origin")
+    for name, value in security_headers():
+        response.headers.setdefault(name, value)
     return response
 
 
