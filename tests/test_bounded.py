@@ -325,3 +325,32 @@ def test_the_files_of_one_form_share_one_budget_of_expanded_bytes(
     assert "the files of one upload may expand to 64 MiB together" in text  # the second
     assert text.count("Not read: the files before it took this upload") == 98
     assert stored_games(db_path) == 1  # the game before them is stored
+
+
+def test_every_limit_is_stated_once_in_the_docs_with_its_default() -> None:
+    """docs/service.md's *Limits* holds one row for each setting of webui.limits, with the
+    environment variable the code reads and the default the code has."""
+    import re
+
+    from conftest import ROOT
+
+    from webui.limits import DEFAULTS, ENVIRONMENT
+
+    docs = (ROOT / "docs" / "service.md").read_text()
+    section = docs.split("\n## Limits\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    for setting, default in DEFAULTS.items():
+        mine = [r for r in rows if f"| `{setting}`" in r]
+        assert len(mine) == 1, (setting, mine)
+        cells = [c.strip() for c in mine[0].strip("|").split("|")]
+        assert cells[2] == (f"`{ENVIRONMENT[setting]}`" if setting in ENVIRONMENT else "") \
+            or cells[2].startswith(f"`{ENVIRONMENT.get(setting)}` ("), (setting, cells[2])
+        if setting == "PARSE_LIMITS":
+            from recorder.parse import DEFAULT_LIMITS
+            default = DEFAULT_LIMITS.max_input_bytes
+        shown = str(default).lower()
+        assert cells[3].split(" ")[0].lower() == shown or cells[3].lower().startswith(shown), \
+            (setting, cells[3], default)
+    # and nowhere else in that file is a limit's default restated as a setting's row
+    for setting in DEFAULTS:
+        assert len(re.findall(rf"^\| `{setting}` \|", docs, re.MULTILINE)) <= 1, setting

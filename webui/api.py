@@ -38,7 +38,7 @@ from recorder.frames import build_frames, move_count
 from recorder.ingest import import_upload
 from recorder.parse import Limits, Parsed, end_line, iter_documents_raw, parse_line
 from recorder.tokens import Token, Verdict, check_token
-from webui import limits
+from webui import limits, openapi
 from webui.db import get_db
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -412,6 +412,12 @@ def _format() -> str:
     if fmt not in FORMATS:
         fail(400, "query/invalid", f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     return fmt
+
+
+@bp.get("/openapi.json")
+def openapi_document() -> Response:
+    """The API's contract (OpenAPI 3.1): every address, parameter, answer and limit."""
+    return current_app.response_class(openapi.text(), mimetype="application/json")
 
 
 @bp.get("/games")

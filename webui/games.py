@@ -173,11 +173,6 @@ def _list_args() -> dict[str, str]:
 @bp.get("/games")
 def games_list() -> Response | tuple[str, int] | str:
     """The stored games: searched, filtered, sorted and paged by the query string."""
-    if any(not v.strip() for v in request.args.values()):
-        # an empty field of the filter form filters nothing: the address leaves it out,
-        # so a shared link names only the filters in force
-        kept = _list_args()
-        return redirect(request.path + (f"?{urlencode(kept)}" if kept else ""))
     args = _list_args()
     db = get_db()
     options = {
@@ -202,6 +197,10 @@ def games_list() -> Response | tuple[str, int] | str:
         return render_template("games.html", rows=[], problem=message, args=args,
                                options=options, total=None, sort="date", order="desc",
                                links={}, sort_links={}, labels=SORT_LABELS), 400
+    if len(args) < len(request.args):
+        # an empty field of the filter form filters nothing: the address leaves it out,
+        # so a shared link names only the filters in force (a bad value is said first)
+        return redirect(request.path + (f"?{urlencode(args)}" if args else ""))
 
     limit = int(current_app.config["PAGE_SIZE"])
     total = storage.count_games(db, flt)
