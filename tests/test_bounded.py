@@ -323,7 +323,7 @@ def test_the_files_of_one_form_share_one_budget_of_expanded_bytes(
     assert text.count('data-file="blank') == 100  # every file is reported
     assert "the input holds only whitespace" in text  # the first blank file was read
     assert "the files of one upload may expand to 64 MiB together" in text  # the second
-    assert text.count("Not read: the files before it took this upload") == 98
+    assert text.count("not read: the files before it took this upload") == 98
     assert stored_games(db_path) == 1  # the game before them is stored
 
 

@@ -258,5 +258,5 @@ def test_the_upload_form_on_a_full_disk_says_the_storage_failed(
     assert "The database failed, so the upload stopped" in text
     assert "database or disk is full" in text and "make room" in text
     assert "this is a bug in the recorder" not in text
-    assert "Not read: the database failed on a file before it." in text
+    assert "not read: the database failed on a file before it" in text
     assert str(tmp_path) not in text

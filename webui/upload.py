@@ -87,9 +87,9 @@ def form_upload() -> tuple[str, int] | str:
         report = FileReport(upload.filename or "upload")
         reports.append(report)
         if over or storage_failed:
-            report.error = ("Not read: " + ("the database failed on a file before it."
-                                            if storage_failed else
-                                            "the files before it took this upload's budget."))
+            report.error = "not read: " + ("the database failed on a file before it"
+                                           if storage_failed else
+                                           "the files before it took this upload's budget")
             continue
         fresh = budget.fresh
         try:
@@ -109,8 +109,8 @@ def form_upload() -> tuple[str, int] | str:
             report.error = exc.message
         except sqlite3.Error as exc:  # the disk is full, the file read-only or locked
             log.exception("the database failed during a form upload")
-            report.error = ("The database failed while storing this file: "
-                            f"{storage.explain_failure(exc)}.")
+            report.error = ("the database failed while storing this file: "
+                            f"{storage.explain_failure(exc)}")
             storage_failed = True
         except Exception as exc:  # the other files still get their report
             log.exception("the upload of one file failed")
