@@ -354,3 +354,73 @@ def test_every_limit_is_stated_once_in_the_docs_with_its_default() -> None:
     # and nowhere else in that file is a limit's default restated as a setting's row
     for setting in DEFAULTS:
         assert len(re.findall(rf"^\| `{setting}` \|", docs, re.MULTILINE)) <= 1, setting
+
+
+def test_the_files_of_one_form_share_one_budget_of_documents(
+        server: tuple[str, str]) -> None:
+    url, token = server
+    ones = b"1\n" * 6000
+    form, headers = multipart({"token": token}, [("files", "a.jsonl", ones),
+                                                 ("files", "b.jsonl", ones),
+                                                 ("files", "c.jsonl", b"1\n")])
+    status, _, page = http(f"{url}/upload", form, headers)
+    text = page.decode()
+    assert status == 413
+    assert text.count('data-status="refused"') == 6000  # the first file, answered
+    assert "the files of one upload may hold 10,000 documents together" in text
+    assert "not read: the files before it took this upload&#39;s budget" in text
+
+
+def test_frames_of_one_line_parse_that_line_only(monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    """Of JSON Lines only the two lines that tell the shape and the line asked for are
+    parsed: the others are counted (a body of 5.9 KB walked 33 million documents)."""
+    from recorder import parse
+    from webui import create_app
+
+    loaded: list[int] = []
+    real = parse._load_line
+
+    def counted(raw: bytes, number: int, offset: int, limits: Any) -> Any:
+        loaded.append(number)
+        return real(raw, number, offset, limits)
+
+    monkeypatch.setattr(parse, "_load_line", counted)
+    game = json.dumps(make_game(24))
+    body = "".join(json.dumps({"n": i}) + "\n" for i in range(9000)).replace(
+        '{"n": 8000}', game).encode()
+    client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "r.db")}).test_client()
+    answer = client.post("/api/frames?index=8000", data=body)
+    assert answer.status_code == 200
+    assert answer.get_json()["data"]["game"]["game_id"] == "game-24"
+    assert loaded == [1, 2, 8001]
+
+
+@pytest.mark.browser
+def test_the_report_button_watches_what_the_page_takes_pasted(
+        browser: Any, server: tuple[str, str], tmp_path: Path) -> None:
+    """Without JavaScript, a refused game's "Watch up to the error" posts its text; the
+    watch page takes that text, up to the limit the report measured it by."""
+    from conftest import break_game
+
+    url, token = server
+    doc = break_game(make_game(25))
+    text = json.dumps(doc, indent=4)  # many line breaks, which the browser sends as CRLF
+    text += "\n" * ((700_000 - len(text)) // 2) if len(text) < 700_000 else ""
+    path = tmp_path / "refused.json"
+    path.write_text(text)
+    assert 500_000 < len(text) + text.count("\n") < MiB
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{url}/upload")
+    page.fill("#token", token)
+    page.set_input_files("#files", [str(path)])
+    with page.expect_navigation():
+        page.click("#send")
+    button = page.locator('tr[data-status="refused"] button')
+    assert button.count() == 1
+    with page.expect_navigation() as answer:
+        button.click()
+    assert answer.value is not None and answer.value.status == 200
+    assert "round 1, move 2" in page.content()
+    context.close()
