@@ -260,3 +260,12 @@ def test_the_upload_form_on_a_full_disk_says_the_storage_failed(
     assert "this is a bug in the recorder" not in text
     assert "not read: the database failed on a file before it" in text
     assert str(tmp_path) not in text
+
+
+def test_a_stream_refuses_a_bad_limit_as_the_pages_do(site: tuple[str, str, Path]) -> None:
+    """Found by the long fuzz: a stream sends every match, but a limit out of its range is
+    still a bad value, said as for a page."""
+    url, _, _ = site
+    status, _, body = http(f"{url}/api/games?format=jsonl&limit=2792")
+    assert status == 400
+    assert envelope_error(body, 400)["message"] == "limit must be between 1 and 1000, not 2792"

@@ -435,14 +435,14 @@ def list_games() -> Response:
     after = (
         _integer("cursor", request.args["cursor"], low=0) if "cursor" in request.args else None
     )
-    db = get_db()
-    if fmt != "json":
-        return _stream(flt, fmt, after=after, descending=descending)
     page_size = current_app.config["PAGE_SIZE"]
-    limit = _integer(
+    limit = _integer(  # checked for a stream too, which sends every match: a bad one is said
         "limit", request.args.get("limit", str(page_size)), low=1,
         high=current_app.config["MAX_PAGE_SIZE"],
     )
+    db = get_db()
+    if fmt != "json":
+        return _stream(flt, fmt, after=after, descending=descending)
     rows = list(storage.select_games(db, flt, after=after, limit=limit + 1,
                                      descending=descending))
     more = len(rows) > limit
