@@ -38,9 +38,9 @@ DB_ENVVAR = "RECORDER_DB"
 
 DB_FILENAME = "recorder.db"
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+"""Every timestamp column: UTC, to the second, so that text order is time order."""
 MAX_INTEGER = 2**63 - 1
 """The largest INTEGER SQLite stores: a game number or count beyond it names no row."""
-"""Every timestamp column: UTC, to the second, so that text order is time order."""
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up
 (``RECORDER_BUSY_TIMEOUT_MS`` sets another wait)."""
