@@ -753,7 +753,8 @@ def _pending_from_wire(w: _WireItem) -> _Pending:
     return pending
 
 
-def check_upload(data: bytes, *, limits: Limits | None = None) -> int:
+def check_upload(data: bytes, *, limits: Limits | None = None,
+                 max_documents: int | None = None) -> int:
     """How many documents one uploaded body holds; raises InputError if it is unreadable.
 
     An upload is read all or not at all: this first pass reads the whole body and
@@ -762,7 +763,7 @@ def check_upload(data: bytes, *, limits: Limits | None = None) -> int:
     Parsing costs a small share of the replay, so reading twice is cheap insurance.
     """
     count = 0
-    for _ in iter_documents(data, limits=limits or Limits()):
+    for _ in iter_documents(data, limits=limits or Limits(), max_documents=max_documents):
         count += 1
     return count
 
@@ -772,12 +773,15 @@ def import_upload(
     data: bytes,
     *,
     limits: Limits | None = None,
+    max_documents: int | None = None,
     source: str | None = None,
     uploaded_by: int | None = None,
 ) -> tuple[Tally, list[Outcome]]:
-    """The API's and the web form's import of one body (raises InputError if unreadable)."""
+    """The API's and the web form's import of one body (raises InputError if unreadable,
+    and :class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``,
+    before anything is replayed or stored)."""
     lim = limits or Limits()
-    check_upload(data, limits=lim)
+    check_upload(data, limits=lim, max_documents=max_documents)
     importer = Importer(db, uploaded_by=uploaded_by)
     outcomes = list(importer.run((source, d) for d in iter_documents(data, limits=lim)))
     return importer.tally, outcomes

@@ -553,11 +553,14 @@ def periods(since: str | None, until: str | None) -> list[tuple[str, str, str, i
     hi = date.fromisoformat(until) if until else date(9999, 12, 31)
     if lo > hi:
         return []
-    first = lo if lo.day == 1 else _month_end(lo) + timedelta(days=1)
-    last = hi if hi == _month_end(hi) else hi.replace(day=1) - timedelta(days=1)
+    # the first and last whole months of the range (none past the calendar's ends)
+    first = lo if lo.day == 1 else \
+        _month_end(lo) + timedelta(days=1) if _month_end(lo) < date.max else None
+    last = hi if hi == _month_end(hi) else \
+        hi.replace(day=1) - timedelta(days=1) if hi.replace(day=1) > date.min else None
     out: list[tuple[str, str, str, int]] = []
     parts: list[tuple[date, date]] = []
-    if first <= last:
+    if first is not None and last is not None and first <= last:
         out.append(("month", first.isoformat()[:7], last.isoformat()[:7], 1))
         if lo < first:
             parts.append((lo, first - timedelta(days=1)))

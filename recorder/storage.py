@@ -39,6 +39,8 @@ DB_ENVVAR = "RECORDER_DB"
 DB_FILENAME = "recorder.db"
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 """Every timestamp column: UTC, to the second, so that text order is time order."""
+MAX_INTEGER = 2**63 - 1
+"""The largest INTEGER SQLite stores: a game number or count beyond it names no row."""
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up
 (``RECORDER_BUSY_TIMEOUT_MS`` sets another wait)."""
@@ -103,7 +105,8 @@ def normalize_timestamp(value: object) -> str | None:
 
     Logs may carry any offset; comparing them as text (the ``since``/``until`` filters)
     is only right once they are all in UTC and all to the second. A value without an
-    offset is taken as UTC.
+    offset is taken as UTC. A moment that falls outside the years 1 to 9999 once in UTC
+    is not one either (``9999-12-31T23:59:59-01:00``): it cannot be written this way.
     """
     if not isinstance(value, str) or not value:
         return None
@@ -113,7 +116,13 @@ def normalize_timestamp(value: object) -> str | None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is in year 0 once in UTC
+        return None
+    # isoformat, not strftime: the C library writes year 999 as "999", which sorts
+    # after "2026" as text
+    return utc.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
 # ---------------------------------------------------------------------------------------

@@ -82,7 +82,9 @@ def test_a_json_lines_export_is_compressed_as_it_streams(client: Any, db: Any) -
     assert packed.headers["Content-Encoding"] == "gzip"
     assert "Content-Length" not in packed.headers
     assert gzip.decompress(packed.data) == plain.data
-    assert len(plain.data.splitlines()) == 6
+    lines = plain.data.splitlines()
+    assert len(lines) == 7  # six logs and the end line of a complete export
+    assert json.loads(lines[-1]) == {"ok": True, "end": True, "games": 6}
 
 
 def test_small_answers_and_pages_are_left_alone(client: Any, long_game: int) -> None:

@@ -556,15 +556,16 @@ def test_frames_of_too_long_a_log_are_refused(tmp_path: Path,
     doc = game_pool[8]
     moves = sum(len(r["moves"]) for r in doc["rounds"])
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "r.db"),
-                      "FRAMES_MAX_MOVES": moves - 1})
+                      "WATCH_MAX_MOVES": moves - 1})
     client = app.test_client()
     r = client.post("/api/frames", data=json.dumps(doc))
     assert r.status_code == 413
     assert r.get_json()["error"]["code"] == "input/too-many-moves"
     assert f"{moves:,} moves" in r.get_json()["error"]["message"]
+    assert f"at most {moves - 1:,}" in r.get_json()["error"]["message"]
     page = client.post("/watch", data={"log": json.dumps(doc)})
     assert page.status_code == 413 and "too long to watch" in page.get_data(as_text=True)
-    app.config["FRAMES_MAX_MOVES"] = moves
+    app.config["WATCH_MAX_MOVES"] = moves
     assert client.post("/api/frames", data=json.dumps(doc)).status_code == 200
 
 
@@ -752,3 +753,28 @@ def test_a_refusal_names_the_players_as_the_page_does() -> None:
     error = build_frames(late)["error"]
     assert error["what"] is None and error["why"].startswith("the game ended after round")
     assert error["message"] == f"round {error['round']}: {error['why']}"
+
+
+def test_frames_of_a_stored_game_have_their_own_moves_limit(
+        tmp_path: Path, game_pool: list[dict[str, Any]]) -> None:
+    """A stored game came with a token and its frames are kept: it may be longer than a
+    log sent to be watched by anybody (FRAMES_MAX_MOVES, not WATCH_MAX_MOVES)."""
+    from recorder import storage
+    from recorder.ingest import import_upload
+    from webui import create_app
+
+    doc = game_pool[8]
+    moves = sum(len(r["moves"]) for r in doc["rounds"])
+    db_path = tmp_path / "r.db"
+    db = storage.connect(db_path)
+    import_upload(db, json.dumps(doc).encode())
+    db.close()
+    app = create_app({"TESTING": True, "DATABASE": str(db_path),
+                      "WATCH_MAX_MOVES": moves - 1, "FRAMES_MAX_MOVES": moves})
+    client = app.test_client()
+    assert client.get("/api/games/1/frames").status_code == 200
+    assert client.post("/api/frames", data=json.dumps(doc)).status_code == 413
+    app.config["FRAMES_MAX_MOVES"] = moves - 1
+    app.config["FRAMES_CACHE_BYTES"] = 0
+    r = client.get("/api/games/1/frames")
+    assert r.status_code == 413 and r.get_json()["error"]["code"] == "input/too-many-moves"

@@ -389,6 +389,7 @@ def test_pages_answer_errors_with_a_page(tmp_path: Path, client: Any) -> None:
     small = create_app({"TESTING": True, "DATABASE": str(tmp_path / "s.db"),
                         "MAX_CONTENT_LENGTH": 1000})
     r = small.test_client().post("/watch", data={"log": "x" * 5000})
-    assert r.status_code == 413 and "larger than this server takes (1000 bytes)" in \
+    assert r.status_code == 413 and \
+        "larger than 1000 bytes, the most this server takes in one request" in \
         r.get_data(as_text=True)
     assert client.get("/api/nothing").get_json()["error"]["code"] == "http/not-found"

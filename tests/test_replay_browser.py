@@ -403,7 +403,7 @@ def test_names_are_text_in_the_choices_seen_from_another_seat(
     assert choices.inner_text() == f"Another player's hand: not seen from {HOSTILE}'s seat."
     assert choices.locator("img").count() == 0 and page.locator("img").count() == 0
     # seen from seat 1, shown by its id "<b>bold</b>": seat 0's move
-    page.evaluate(f"location.hash = '#r1m{by_seat[0]}'")
+    page.evaluate(f"location.hash = '#r1m{by_seat[0]}+choices'")  # the panel stays open
     page.wait_for_function(
         f"() => document.getElementById('replay').dataset.move === '{by_seat[0]}'")
     page.get_by_label("Point of view").select_option(index=2)

@@ -14,17 +14,21 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from werkzeug.datastructures import FileStorage
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response
 
 from recorder import storage
-from recorder.frames import build_frames
+from webui import limits
 from webui.api import (
     FILTER_PARAMS,
     ApiError,
     UnreadableLog,
     check_frames_size,
     game_filter,
+    max_documents,
     pick_document,
+    sentence,
+    watched_frames,
 )
 from webui.db import get_db
 from webui.replay import pointer_excerpt, stored_header, watched_header
@@ -84,33 +88,41 @@ def _watch_problem(message: str, text: str, index: int, status: int = 400,
 @bp.post("/watch")
 def watch() -> tuple[str, int] | str:
     """Replay a log sent by the form (pasted text or a file); nothing is stored."""
-    raw_index = (request.form.get("index") or "0").strip()
-    text = request.form.get("log") or ""
-    upload: FileStorage | None = request.files.get("file")
+    try:
+        raw_index = (request.form.get("index") or "0").strip()
+        text = request.form.get("log") or ""
+        upload: FileStorage | None = request.files.get("file")
+    except RequestEntityTooLarge:  # the body, or the pasted text: the message says which
+        return _watch_problem(sentence(limits.too_large_message()), "", 0, 413)
     shown = text if len(text) <= 200_000 else ""
+    most = max_documents()
     try:
         index = int(raw_index)
-        if index < 0:
+        if not 0 <= index < most:
             raise ValueError
     except ValueError:
         return _watch_problem(
-            f"The document number must be a whole number from 0, not {raw_index[:40]!r}.",
-            shown, 0)
+            f"The document number must be a whole number from 0 to {most - 1}, "
+            f"not {raw_index[:40]!r}.", shown, 0)
     if upload is not None and upload.filename:
         data = upload.read()
     else:
         data = text.encode("utf-8", "surrogatepass")
+        if len(data) > int(current_app.config["MAX_FORM_MEMORY_SIZE"]):
+            # however it was sent (the page sends it as multipart, where Flask counts it)
+            return _watch_problem(sentence(limits.pasted_too_large()), "", index, 413)
     if not data.strip():
         return _watch_problem("Paste a log or choose a file.", shown, index)
     try:
-        doc = pick_document(data, index, current_app.config.get("PARSE_LIMITS"))
+        doc = pick_document(data, index, limits.parse_limits())
         check_frames_size(doc)
+        frames = watched_frames(doc)
     except UnreadableLog as exc:
-        what = "is too long to watch" if exc.code == "input/too-many-moves" \
+        what = "is too long to watch" if exc.code in {"input/too-many-moves",
+                                                       "frames/too-large"} \
             else "cannot be read"
         return _watch_problem(f"The log {what}: {exc.message}", shown, index,
                               413 if exc.status == 413 else 400)
-    frames = build_frames(doc)
     error = frames["error"]
     if error is not None and not any(r["frames"] for r in frames["rounds"]):
         # refused before its first move (its shape, its rules, its first deal): nothing
@@ -149,7 +161,7 @@ class BadQuery(Exception):
 def _cursor(name: str, text: str, sort: str) -> tuple[Any, int]:
     """A page boundary from the address: ``<sort value>,<id>`` of the row it is next to."""
     value, sep, pk = text.rpartition(",")
-    if not sep or not pk.isdigit():
+    if not sep or not (pk.isascii() and pk.isdigit()) or int(pk) > storage.MAX_INTEGER:
         raise BadQuery(f"{name} must be a sort value and a game number, like "
                        f"2026-11-30T18:00:00Z,42; not {text[:60]!r}")
     parsed: Any
@@ -164,6 +176,8 @@ def _cursor(name: str, text: str, sort: str) -> tuple[Any, int]:
                 raise ValueError
         else:
             parsed = int(value)
+            if abs(parsed) > storage.MAX_INTEGER:
+                raise ValueError
     except ValueError:
         raise BadQuery(f"{name} does not start with a {SORT_LABELS[sort].lower()} value: "
                        f"{value[:60]!r}") from None
@@ -181,11 +195,6 @@ def _list_args() -> dict[str, str]:
 @bp.get("/games")
 def games_list() -> Response | tuple[str, int] | str:
     """The stored games: searched, filtered, sorted and paged by the query string."""
-    if any(not v.strip() for v in request.args.values()):
-        # an empty field of the filter form filters nothing: the address leaves it out,
-        # so a shared link names only the filters in force
-        kept = _list_args()
-        return redirect(request.path + (f"?{urlencode(kept)}" if kept else ""))
     args = _list_args()
     db = get_db()
     options = {
@@ -210,6 +219,10 @@ def games_list() -> Response | tuple[str, int] | str:
         return render_template("games.html", rows=[], problem=message, args=args,
                                options=options, total=None, sort="date", order="desc",
                                links={}, sort_links={}, labels=SORT_LABELS), 400
+    if len(args) < len(request.args):
+        # an empty field of the filter form filters nothing: the address leaves it out,
+        # so a shared link names only the filters in force (a bad value is said first)
+        return redirect(request.path + (f"?{urlencode(args)}" if args else ""))
 
     limit = int(current_app.config["PAGE_SIZE"])
     total = storage.count_games(db, flt)
