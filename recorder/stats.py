@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from sqlite_utils import Database
 
-from recorder import storage
+from recorder import query, storage
 from recorder.errors import RecorderError
 from recorder.rules import Ruleset
 
@@ -515,24 +515,8 @@ def _maybe_bool(value: Any) -> bool | None:
 # Reading.
 
 
-@dataclass(frozen=True)
-class StatsFilter:
-    """The filters every stats URL takes; None is not applied. Dates are whole days."""
-
-    preset: str | None = None
-    variant: str | None = None
-    frontend: str | None = None
-    players: int | None = None
-    player: str | None = None
-    since: str | None = None
-    until: str | None = None
-
-    def applied(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
-
-    def without_player(self) -> StatsFilter:
-        return StatsFilter(self.preset, self.variant, self.frontend, self.players, None,
-                           self.since, self.until)
+StatsFilter = query.Filter
+"""The filters every stats URL takes (:class:`recorder.query.Filter`); dates are whole days."""
 
 
 def _month_end(day: date) -> date:
@@ -583,14 +567,22 @@ def periods(since: str | None, until: str | None) -> list[tuple[str, str, str, i
 
 @dataclass
 class Reader:
-    """Sums of aggregate rows under one filter."""
+    """Sums of counter rows under one filter, asked through a :class:`query.Backend`."""
 
     db: Database
     flt: StatsFilter
+    backend: query.Backend = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.backend = query.SQLiteBackend(self.db)
+
+    def with_filter(self, flt: StatsFilter) -> Reader:
+        """A reader of the same database under another filter."""
+        return Reader(self.db, flt)
 
     def variants(self) -> list[str]:
-        rows = self.db.execute(
-            "SELECT DISTINCT variant FROM stats_rounds WHERE grain = 'all'").fetchall()
+        rows = self.backend.rows(
+            "SELECT DISTINCT variant FROM stats_rounds WHERE grain = 'all'")
         return sorted(r[0] for r in rows)
 
     def _where(self, *, player: str | None = None) -> tuple[str, list[Any]]:
@@ -599,29 +591,10 @@ class Reader:
         ``player`` overrides the filter's player: ``""`` selects the rows of round-level
         figures that count every round once (the ``stats_hist`` kinds kept per round).
         """
-        f = self.flt
-        if player is None:
-            player = f.player
-        clauses: list[str] = []
-        params: list[Any] = []
-        if f.variant is not None:
-            clauses.append("variant = ?")
-            params.append(f.variant)
-        elif f.preset is not None:
-            chosen = [v for v in self.variants() if v.split(" ")[0] == f.preset]
-            clauses.append(f"variant IN ({', '.join('?' for _ in chosen)})" if chosen
-                           else "0")
-            params += chosen
-        if f.frontend is not None:
-            clauses.append("frontend = ?")
-            params.append(f.frontend)
-        if f.players is not None:
-            clauses.append("players = ?")
-            params.append(f.players)
+        flt = self.flt.but(since=None, until=None)
         if player is not None:
-            clauses.append("player = ?")
-            params.append(player)
-        return " AND ".join(clauses), params
+            flt = flt.but(player=player)
+        return query.where(flt, query.COUNTERS, self.backend.dialect)
 
     def sums(self, table: str, columns: Sequence[str], group: Sequence[str] = (),
              *, player: str | None = None, extra: str = "", extra_params: Sequence[Any] = (),
@@ -634,23 +607,21 @@ class Reader:
         """
         where, params = self._where(player=player)
         if extra:
-            where = f"{where} AND {extra}" if where else extra
+            where = f"{where} AND {extra}"
             params = [*params, *extra_params]
         ranges = periods(self.flt.since, self.flt.until)
         if by_month and ranges == [("all", "", "", 1)]:
             ranges = [("month", "", "9999-12", 1)]
+        q = self.backend.dialect.quote
         out: dict[tuple[Any, ...], list[float]] = {}
-        cols = ", ".join(f"SUM([{c}])" for c in columns)
-        keys = [*(["substr(period, 1, 7)"] if by_month else []), *(f"[{g}]" for g in group)]
+        cols = ", ".join(f"SUM({q(c)})" for c in columns)
+        keys = [*(["substr(period, 1, 7)"] if by_month else []), *(q(g) for g in group)]
         for grain, lo, hi, sign in ranges:
-            cond = "grain = ? AND period BETWEEN ? AND ?"
-            cond_params: list[Any] = [grain, lo, hi]
-            sql = f"SELECT {', '.join([*keys, cols])} FROM {table} WHERE {cond}"
-            if where:
-                sql += f" AND {where}"
+            sql = (f"SELECT {', '.join([*keys, cols])} FROM {q(table)} "
+                   f"WHERE grain = ? AND period BETWEEN ? AND ? AND {where}")
             if keys:
                 sql += " GROUP BY " + ", ".join(keys)
-            for row in self.db.execute(sql, [*cond_params, *params]):
+            for row in self.backend.rows(sql, [grain, lo, hi, *params]):
                 key = tuple(row[:len(keys)])
                 vals = [sign * (v or 0) for v in row[len(keys):]]
                 merge_into(out, key, vals)

@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlite_utils import Database, Migrations
 
-from recorder import jsontext
+from recorder import jsontext, query
 from recorder.errors import RulesetError
 from recorder.rules import Ruleset
 
@@ -795,60 +795,18 @@ _JSON_COLUMNS = frozenset({"players", "winners", "scores", "mismatches", "rulese
 STATUSES = ("finished", "unfinished")
 
 
-@dataclass(frozen=True)
-class GameFilter:
-    """The filters of the game list; each one that is None is not applied.
+class GameFilter(query.Filter):
+    """The filters of the game list (:class:`recorder.query.Filter`), on the games table.
 
     ``since`` and ``until`` bound the game's date (``played_at``: its ``started_at``, or
     when the log has none, the time it was imported), both inclusive, as UTC text.
-    ``search`` finds games with a player whose id or name contains it (any case);
-    ``players`` is the number of players.
+    ``search`` finds games with a player whose id or name contains it, or whose
+    ``game_id`` does (any case); ``players`` is the number of players.
     """
-
-    player: str | None = None
-    preset: str | None = None
-    frontend: str | None = None
-    status: str | None = None
-    blocked: bool | None = None
-    since: str | None = None
-    until: str | None = None
-    players: int | None = None
-    search: str | None = None
 
     def where(self) -> tuple[str, list[Any]]:
         """The SQL condition and its parameters."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if self.player is not None:
-            clauses.append("id IN (SELECT game FROM players WHERE player_id = ?)")
-            params.append(self.player)
-        if self.search is not None:
-            pattern = "%" + _like_escape(self.search) + "%"
-            clauses.append("id IN (SELECT game FROM players WHERE player_id LIKE ? ESCAPE '\\' "
-                           "OR name LIKE ? ESCAPE '\\')")
-            params += [pattern, pattern]
-        for column in ("preset", "frontend", "status"):
-            value = getattr(self, column)
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        if self.players is not None:
-            clauses.append("player_count = ?")
-            params.append(self.players)
-        if self.blocked is not None:
-            clauses.append("blocked_rounds > 0" if self.blocked else "blocked_rounds = 0")
-        if self.since is not None:
-            clauses.append("played_at >= ?")
-            params.append(self.since)
-        if self.until is not None:
-            clauses.append("played_at <= ?")
-            params.append(self.until)
-        return (" AND ".join(clauses) or "1"), params
-
-
-def _like_escape(text: str) -> str:
-    """``text`` matched literally inside a LIKE pattern."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return query.where(self, query.GAMES)
 
 
 SORTS = {"date": "played_at", "rounds": "rounds_count", "moves": "moves_count",

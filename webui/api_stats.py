@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from recorder import stats, storage
+from recorder import query, stats, storage
 from recorder.stats import METRICS, Reader, StatsFilter
 from webui.api import _integer, _moment, envelope, fail, reads_may_need_token
 from webui.db import get_db
@@ -170,22 +170,7 @@ def bonus() -> Response:
 
 def _missed_examples(db: Any, flt: StatsFilter) -> list[dict[str, Any]]:
     """The latest kept missed-bonus moments under the filters, with their replay links."""
-    clauses, params = [], []
-    for column in ("variant", "frontend", "players", "player"):
-        value = getattr(flt, column)
-        if value is not None:
-            clauses.append(f"m.{column} = ?")
-            params.append(value)
-    if flt.preset is not None and flt.variant is None:
-        clauses.append("(m.variant = ? OR m.variant LIKE ?)")
-        params += [flt.preset, flt.preset + " %"]
-    if flt.since is not None:
-        clauses.append("m.day >= ?")
-        params.append(flt.since)
-    if flt.until is not None:
-        clauses.append("m.day <= ?")
-        params.append(flt.until)
-    where = " AND ".join(clauses) or "1"
+    where, params = query.where(flt, query.MISSED)
     rows = db.execute(
         "SELECT m.game, m.round, m.move, m.player, p.name, m.scored, m.best "
         f"FROM stats_missed m LEFT JOIN stats_people p ON p.player = m.player WHERE {where} "
@@ -272,7 +257,7 @@ def player(player_id: str) -> Response:
         fail(400, "query/invalid",
              f"player is {player_id!r} in the address and {flt.player!r} in the query")
     db = get_db()
-    population = stats.player_metrics(Reader(db, flt.without_player()))
+    population = stats.player_metrics(Reader(db, flt.but(player=None)))
     mine = population.get(player_id)
     name = stats.names(db, [player_id]).get(player_id)
     if mine is None and name is None:
@@ -306,30 +291,12 @@ def player(player_id: str) -> Response:
 
 def _player_games(db: Any, player_id: str, flt: StatsFilter) -> list[dict[str, Any]]:
     """The player's latest games under the filters, newest first (the history's window)."""
-    clauses, params = ["p.player_id = ?"], [player_id]
-    if flt.variant is not None:
-        clauses.append("g.variant = ?")
-        params.append(flt.variant)
-    elif flt.preset is not None:
-        clauses.append("g.preset = ?")
-        params.append(flt.preset)
-    if flt.frontend is not None:
-        clauses.append("g.frontend = ?")
-        params.append(flt.frontend)
-    if flt.players is not None:
-        clauses.append("g.player_count = ?")
-        params.append(flt.players)
-    if flt.since is not None:
-        clauses.append("coalesce(g.started_at, g.imported_at) >= ?")
-        params.append(flt.since)
-    if flt.until is not None:
-        clauses.append("substr(coalesce(g.started_at, g.imported_at), 1, 10) <= ?")
-        params.append(flt.until)
+    where, params = query.where(flt.but(player=None), query.games_as("g"))
     rows = db.execute(
         "SELECT g.id, coalesce(g.started_at, g.imported_at), g.preset, g.variant, "
         "g.player_count, p.final_score, p.won, g.status FROM players p "
-        "JOIN games g ON g.id = p.game WHERE " + " AND ".join(clauses)
-        + " ORDER BY p.game DESC LIMIT ?", [*params, HISTORY]).fetchall()
+        f"JOIN games g ON g.id = p.game WHERE p.player_id = ? AND {where} "
+        "ORDER BY p.game DESC LIMIT ?", [player_id, *params, HISTORY]).fetchall()
     return [{"game": gid, "date": when, "preset": preset, "variant": variant,
              "players": count, "score": score, "won": bool(won), "status": status,
              "url": f"/games/{gid}"}
