@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
@@ -221,16 +222,28 @@ def test_bonus_and_blocked_figures_of_the_hand_made_game(db: Any, client: Any) -
                                        "bonus_plays": 2, "plays": 4}
     assert bonus["missed"]["count"] == 1 and bonus["missed"]["points"] == 5
     assert bonus["missed"]["examples"] == [{
-        "game": game, "round": 1, "move": 3, "player": "ana", "name": "Ana", "scored": 0,
-        "best": 5, "url": f"/games/{game}#r1m3"}]
+        "game": game, "game_id": "hand-1", "round": 1, "move": 3, "player": "ana",
+        "name": "Ana", "scored": 0, "best": 5, "url": f"/games/{game}#r1m3"}]
+    # the rate of the misses: 1 of the 4 plays that had a bonus chance
+    assert (bonus["missed"]["chances"], bonus["missed"]["share"]) == (4, 0.25)
     blocked = client.get("/api/stats/blocked").get_json()["data"]
     assert (blocked["rounds"], blocked["blocked"], blocked["share"]) == (2, 1, 0.5)
-    assert blocked["by_rules"] == [{"preset": "classic", "players": 2, "draw": "none",
-                                    "rounds": 2, "blocked": 1, "share": 0.5}]
-    assert blocked["over_time"] == [{"period": "2026-03", "rounds": 2, "blocked": 1,
-                                     "share": 0.5}]
+    low, high = stats.wilson(1, 2)
+    assert (blocked["low"], blocked["high"]) == (low, high)
+    variant = "classic bonus=true draw=none hand_size=3 target=30"
+    assert blocked["by_rules"] == [{
+        "variant": variant, "label": stats.variant_label(variant), "preset": "classic",
+        "players": 2, "draw": "none", "rounds": 2, "blocked": 1, "share": 0.5, "low": low,
+        "high": high, "thin": True,
+        "games_url": "/games?" + urlencode({"variant": variant, "players": 2,
+                                            "blocked": "true"})}]
+    assert blocked["over_time"] == [{
+        "period": "2026-03", "rounds": 2, "blocked": 1, "share": 0.5, "low": low,
+        "high": high,
+        "games_url": "/games?since=2026-03-01&until=2026-03-31&blocked=true"}]
     assert blocked["margins"] == [{"margin": 7, "count": 1}]
-    assert blocked["enders"] == [{"player": "ana", "name": "Ana", "count": 1}]
+    assert [(e["player"], e["name"], e["count"]) for e in blocked["enders"]] == [
+        ("ana", "Ana", 1)]
     assert blocked["certain_before_end"] == [{"moves": 0, "count": 1}]
 
 
@@ -412,21 +425,29 @@ def test_filters_narrow_every_figure(stocked: Any, client: Any) -> None:
                            ).fetchone()[0]
     assert classic["rounds"] == want < every["rounds"]
     assert {r["preset"] for r in classic["by_rules"]} == {"classic"}
+    # the only bonus game has two players: three players leave no variant with a bonus
     three = client.get("/api/stats/bonus?players=3").get_json()["data"]
-    assert [b["players"] for b in three["by_players"]] == [3]
+    assert three["by_players"] == [] and three["plays"] == 0 and three["all_plays"] > 0
+    assert "no bonus rule" in three["scope"]["reason"]
+    assert [v["variant"] for v in three["scope"]["elsewhere"]] == [
+        "classic bonus=true draw=none hand_size=3 target=30"]
+    two = client.get("/api/stats/bonus?players=2").get_json()["data"]
+    assert [b["players"] for b in two["by_players"]] == [2]
     variant = "classic bonus=true draw=none hand_size=3 target=30"
     one = client.get("/api/stats/bonus", query_string={"variant": variant}).get_json()["data"]
     assert one["plays"] == 8
     march = client.get("/api/stats/blocked?since=2026-03-01&until=2026-03-31").get_json()
     assert [p["period"] for p in march["data"]["over_time"]] == ["2026-03"]
     ana = client.get("/api/stats/blocked?player=ana").get_json()["data"]
-    assert ana["rounds"] == 2 and ana["enders"] == [{"player": "ana", "name": "Ana",
-                                                     "count": 1}]
+    assert ana["rounds"] == 2 and ana["enders"] == [{
+        "player": "ana", "name": "Ana", "count": 1,
+        "games_url": "/games?player=ana&blocked=true"}]
     bo = client.get("/api/stats/bonus?player=bo").get_json()["data"]
     assert (bo["plays"], bo["bonus_plays"], bo["values"]) == (4, 2, [{"value": 15,
                                                                       "count": 2}])
     assert [s["player"] for s in bo["top_scorers"]] == ["bo"]
-    assert bo["missed"] == {"count": 0, "points": 0, "examples": []}
+    assert {k: bo["missed"][k] for k in ("count", "points", "examples", "chances", "share")
+            } == {"count": 0, "points": 0, "examples": [], "chances": 2, "share": 0}
     nobody = client.get("/api/stats/bonus?frontend=nothing").get_json()["data"]
     assert nobody["plays"] == 0 and nobody["share"] is None
 
@@ -434,8 +455,9 @@ def test_filters_narrow_every_figure(stocked: Any, client: Any) -> None:
 def test_the_index_lists_urls_and_filter_values(stocked: Any, client: Any) -> None:
     data = client.get("/api/stats").get_json()["data"]
     assert [e["url"] for e in data["endpoints"]] == [
-        "/api/stats/bonus", "/api/stats/blocked", "/api/stats/players",
-        "/api/stats/players/<id>"]
+        "/api/stats/bonus", "/api/stats/blocked", "/api/stats/variants",
+        "/api/stats/compare", "/api/stats/players", "/api/stats/players/<id>",
+        "/api/stats/people"]
     filters = data["filters"]
     assert "classic" in filters["preset"]
     assert {"key": "classic bonus=true draw=none hand_size=3 target=30",
@@ -449,10 +471,13 @@ def test_the_player_page_data(stocked: Any, client: Any) -> None:
     data = client.get("/api/stats/players/ana").get_json()["data"]
     assert data["player"]["name"] == "Ana"
     assert data["recent_games"][0]["url"].startswith("/games/")
-    assert data["score_history"] == [
-        {"game": g["game"], "date": g["date"], "score": g["score"], "won": g["won"],
-         "url": g["url"]} for g in data["recent_games"]]
+    assert data["recent_games"][0]["title"] == "hand-1"
+    # the history is the recent games in the order they were played, numbered
+    assert [(g["game"], g["score"], g["won"], g["url"]) for g in data["score_history"]] == [
+        (g["game"], g["score"], g["won"], g["url"]) for g in reversed(data["recent_games"])]
+    assert [g["sequence"] for g in data["score_history"]] == [1]
     assert set(data["metrics"]) == {m.key for m in stats.METRICS}
+    assert data["games_url"] == "/games?player=ana"
     assert client.get("/api/stats/players/nobody").status_code == 404
 
 
