@@ -64,6 +64,10 @@ ENDPOINTS = (
 )
 
 
+NEEDS = {"/api/stats/compare": "?a=<variant>&b=<variant>", "/api/stats/people": "?q=<text>"}
+"""The parameters an endpoint cannot answer without (shown with it in the index)."""
+
+
 def stats_filter(extra: Sequence[str] = (), *, without: Sequence[str] = ()) -> StatsFilter:
     """The query string's filters, each checked; unknown parameters are refused.
 
@@ -151,8 +155,8 @@ def index() -> Response:
         "SELECT min(period), max(period) FROM stats_rounds WHERE grain = 'day'").fetchone()
     version = storage.counters_version(db)
     return envelope({
-        "endpoints": [{"url": url, "title": title, "description": text}
-                      for url, title, text in ENDPOINTS],
+        "endpoints": [{"url": url, "title": title, "description": text,
+                       "needs": NEEDS.get(url)} for url, title, text in ENDPOINTS],
         "filters": {
             "preset": sorted({v.split(" ")[0] for v in variants}),
             "variant": [{"key": v, "label": stats.variant_label(v)} for v in variants],

@@ -17,9 +17,10 @@ async function endpoints(params) {
   const list = document.getElementById("endpoints");
   list.replaceChildren(...(index?.endpoints ?? []).map((e) => {
     const url = withQuery(e.url, params);
-    // A URL template (".../<id>") is shown, not linked.
+    // A URL template (".../<id>", "?a=<variant>...") is shown, not linked.
+    const template = e.url.includes("<") || e.needs;
     return el("li", {},
-      e.url.includes("<") ? el("code", {}, url) : el("a", { href: url }, url),
+      template ? el("code", {}, e.needs ? `${e.url}${e.needs}` : url) : el("a", { href: url }, url),
       el("span", { class: "endpoint-title" }, ` ${e.title ?? ""}`),
       e.description ? el("span", { class: "hint" }, `: ${e.description}`) : null);
   }));
