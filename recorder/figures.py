@@ -498,4 +498,8 @@ def compare(reader: Reader, a: str, b: str) -> dict[str, Any]:
         rows.append({**about, "a": va, "b": vb, "difference": diff,
                      "significant": significant, "sentence": sentence})
     return {"a": sides[a], "b": sides[b], "rows": rows,
-            "distributions": distributions(both, [a, b])}
+            "distributions": distributions(both, [a, b]),
+            "seat_min_sample": {
+                "wins": FIGURE_BY_KEY["seat_wins"].min_sample,
+                "round_wins": FIGURE_BY_KEY["turn_round_wins"].min_sample,
+                "points_per_round": FIGURE_BY_KEY["seat_points"].min_sample}}

@@ -136,7 +136,11 @@ function drawSeats(data) {
       yaxis: { ...shareAxis, title: { text: "rounds won" } },
       shapes: even ? [{ type: "line", xref: "paper", x0: 0, x1: 1, y0: even, y1: even,
         line: { color: colors.muted, width: 1, dash: "dash" } }] : [],
-    }, { empty: traces.some((t) => t.x.length) ? null : "No rounds of this many players." });
+    }, {
+      empty: traces.some((t) => t.y.some((v) => v !== null && v !== undefined)) ? null
+        : `Too few rounds of ${n} players to compare: each turn needs ` +
+          `${fmtInt(data.seat_min_sample?.round_wins)} rounds.`,
+    });
   }
   const seatRows = counts.flatMap((n) => {
     const positions = [...new Set([...data.a.seats, ...data.b.seats]
