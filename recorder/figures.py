@@ -322,11 +322,16 @@ def pooled_counters(reader: Reader) -> dict[str, dict[str, float]]:
 
 
 def seat_counters(reader: Reader) -> dict[str, dict[tuple[int, str, int], dict[str, float]]]:
-    """Per variant: (players, kind, position) -> the seat counters."""
-    scope = reader.flt.player if reader.flt.player is not None else ""
+    """Per variant: (players, kind, position) -> the seat counters.
+
+    Kept over every player (not per player, as the distributions): none under a player
+    filter.
+    """
     out: dict[str, dict[tuple[int, str, int], dict[str, float]]] = {}
+    if reader.flt.player is not None:
+        return out
     rows = reader.sums("stats_seats", storage.SEAT_COUNTERS,
-                       ("variant", "players", "kind", "position"), player=scope)
+                       ("variant", "players", "kind", "position"))
     for (variant, players, kind, position), vals in rows.items():
         out.setdefault(variant, {})[(int(players), str(kind), int(position))] = dict(
             zip(storage.SEAT_COUNTERS, vals, strict=True))
@@ -389,6 +394,10 @@ def variant_figures(reader: Reader) -> dict[str, dict[str, Any]]:
     rounds = round_counters(reader)
     pooled = pooled_counters(reader)
     seats = seat_counters(reader)
+    counts: dict[str, list[int]] = {}
+    table = "stats_rounds" if reader.flt.player is None else "stats_players"
+    for variant, players in sorted(reader.sums(table, ("games",), ("variant", "players"))):
+        counts.setdefault(variant, []).append(int(players))
     out: dict[str, dict[str, Any]] = {}
     for variant in sorted(set(rounds) | set(pooled)):
         r = rounds.get(variant, {k: 0.0 for k in ROUND_KEYS})
@@ -423,7 +432,7 @@ def variant_figures(reader: Reader) -> dict[str, dict[str, Any]]:
             "variant": variant, "label": stats.variant_label(variant),
             "games": _num(r["games"]), "finished": _num(r["finished"]),
             "rounds": _num(r["rounds"]),
-            "players": sorted({n for n, _, _ in s}),
+            "players": counts.get(variant, []),
             "figures": values,
             "seats": seat_table(variant, s),
         }
@@ -452,6 +461,7 @@ def distributions(reader: Reader, variants: Sequence[str]) -> dict[str, Any] | N
             for x in items:
                 x["share"] = x["count"] / total if total else None
             out[kind][variant] = items
+    out["round_moves_bucket"] = stats.ROUND_MOVES_BUCKET
     out["game_moves_bucket"] = stats.GAME_MOVES_BUCKET
     return out
 

@@ -193,8 +193,8 @@ class Contribution:
         default_factory=lambda: [0.0] * len(storage.ROUND_COUNTERS))
     hist: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
     """(player or "" for round-level figures, kind, bucket) -> [n]."""
-    seats: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
-    """(player or "" for every player, kind, position) -> the seat counters."""
+    seats: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    """(kind, position) -> the seat counters, over every player."""
     missed: list[tuple[int, int, str, float, float]] = field(default_factory=list)
     """(round, move, player, scored, best) of the largest missed bonus chances."""
 
@@ -319,8 +319,11 @@ def _num(x: float) -> int | float:
     return int(x) if float(x).is_integer() else x
 
 
-GAME_MOVES_BUCKET = 10
-"""Moves per game are counted in buckets of this many (``game_moves`` in ``stats_hist``)."""
+ROUND_MOVES_BUCKET = 3
+GAME_MOVES_BUCKET = 20
+"""Moves per round and per game are counted in buckets of this many (``round_moves`` and
+``game_moves`` in ``stats_hist``, by the bucket's first value): a row per exact length
+would be about a row per round at the day grain, and the import writes every row."""
 (_R_GAMES, _R_ROUNDS, _R_BLOCKED, _R_DOMINO, _R_TARGET, _R_MOVES, _R_MOVES_SQ, _R_FINISHED,
  _R_GROUNDS, _R_GROUNDS_SQ, _R_GMOVES, _R_GMOVES_SQ) = range(len(storage.ROUND_COUNTERS))
 
@@ -334,7 +337,7 @@ def ending_of(r: Any) -> str:
     return "target" if r.pips_left[r.ended_by] > 0 else "domino"
 
 
-def _seat(c: Contribution, key: tuple[str, str, int], finished: float, won: float,
+def _seat(c: Contribution, key: tuple[str, int], finished: float, won: float,
           rounds: float, rounds_won: float, points: float) -> None:
     row = c.seats.get(key)
     if row is None:
@@ -377,10 +380,9 @@ def _rounds_and_seats(c: Contribution, facts: Any, ids: Sequence[str],
             row[ix["game_rounds_sq"]] += rounds_count * rounds_count
             row[ix["game_moves_sum"]] += game_moves
             row[ix["game_moves_sq"]] += game_moves * game_moves
-            for scope in ("", p.player_id):
-                _seat(c, (scope, "seat", p.seat), 1, won, 0, 0, 0)
-                if first >= 0:
-                    _seat(c, (scope, "turn", (p.seat - first) % n), 1, won, 0, 0, 0)
+            _seat(c, ("seat", p.seat), 1, won, 0, 0, 0)
+            if first >= 0:
+                _seat(c, ("turn", (p.seat - first) % n), 1, won, 0, 0, 0)
     for r in facts.rounds:
         ending = ending_of(r)
         rr[_R_ROUNDS] += 1
@@ -392,7 +394,7 @@ def _rounds_and_seats(c: Contribution, facts: Any, ids: Sequence[str],
             rr[_R_TARGET] += 1
         else:
             rr[_R_DOMINO] += 1
-        _hist(c, "", "round_moves", r.moves)
+        _hist(c, "", "round_moves", r.moves // ROUND_MOVES_BUCKET * ROUND_MOVES_BUCKET)
         winners = set(r.winners)
         for seat, pid in enumerate(ids):
             row = rows[pid]
@@ -416,11 +418,9 @@ def _rounds_and_seats(c: Contribution, facts: Any, ids: Sequence[str],
                 row[ix["target_rounds"]] += 1
             elif r.ended_by == seat:
                 row[ix["dominoes"]] += 1
-            for scope in ("", pid):
-                _seat(c, (scope, "seat", seat), 0, 0, 1, 1 if won else 0, points)
-                if r.opener >= 0:
-                    _seat(c, (scope, "turn", (seat - r.opener) % n), 0, 0, 1,
-                          1 if won else 0, points)
+            _seat(c, ("seat", seat), 0, 0, 1, 1 if won else 0, points)
+            if r.opener >= 0:
+                _seat(c, ("turn", (seat - r.opener) % n), 0, 0, 1, 1 if won else 0, points)
 
 
 def _margin(r: Any, sides: Sequence[Sequence[int]]) -> int | None:
@@ -473,8 +473,8 @@ class Accumulator:
                 merge_into(self.players, (*key, pid), row)
             for (scope, kind, bucket), row in c.hist.items():
                 merge_into(self.hist, (kind, grain, period, scope, *base, bucket), row)
-            for (scope, kind, position), row in c.seats.items():
-                merge_into(self.seats, (*key, scope, kind, position), row)
+            for (kind, position), row in c.seats.items():
+                merge_into(self.seats, (*key, kind, position), row)
         for rnd, mv, pid, scored, best in c.missed:
             self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
                                 c.day, scored, best))

@@ -375,10 +375,11 @@ ROUND_COUNTERS = ("games", "rounds", "blocked", "domino_rounds", "target_rounds"
                   "game_moves_sum", "game_moves_sq")
 """``stats_rounds``: every game and round once; how rounds ended, moves per round, and
 rounds and moves per finished game (sums and sums of squares)."""
-SEAT_KEY = (*AGG_KEY, "player", "kind", "position")
+SEAT_KEY = (*AGG_KEY, "kind", "position")
 """``stats_seats`` key: ``kind`` ``seat`` (position: the seat) or ``turn`` (position: turns
-after the first player, 0 being the player who played first); ``player`` ``""`` for
-every player, or one player's own rows."""
+after the first player, 0 being the player who played first). Over every player: rows of
+each player's own seats would multiply the rows (and the import's writes) by the number
+of players, for a figure read by variant."""
 SEAT_COUNTERS = ("finished", "wins", "rounds", "rounds_won", "points_sum", "points_sq")
 HIST_KEY = ("kind", "grain", "period", "player", "variant", "frontend", "players", "bucket")
 """``stats_hist`` key, kind first: each distribution is read on its own, over a range of

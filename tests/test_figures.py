@@ -207,11 +207,12 @@ def test_two_variants_compared(stocked: Any, client: Any) -> None:
     since = client.get("/api/stats/compare?a=kozel&b=classic&since=2026-11-05").get_json()
     assert since["data"]["a"]["rounds"] < data["a"]["rounds"]
     assert since["data"]["filters"] == {"since": "2026-11-05", "a": "kozel", "b": "classic"}
-    # with a player, their own rounds, and no distributions (kept over every game only)
+    # with a player, their own rounds, and no distributions nor seats (kept over every game)
     pid = stocked.execute("SELECT player_id FROM players p JOIN games g ON g.id = p.game "
                           "WHERE g.variant = 'kozel' LIMIT 1").fetchone()[0]
     theirs = client.get(f"/api/stats/compare?a=kozel&b=classic&player={pid}").get_json()["data"]
-    assert theirs["distributions"] is None
+    assert theirs["distributions"] is None and theirs["a"]["seats"] == []
+    assert theirs["a"]["players"] == [3]
     assert theirs["a"]["rounds"] == stocked.execute(
         "SELECT count(*) FROM rounds r JOIN players p ON p.game = r.game JOIN games g ON "
         "g.id = r.game WHERE p.player_id = ? AND g.variant = 'kozel'", [pid]).fetchone()[0]
@@ -309,18 +310,14 @@ def test_the_score_history_is_in_the_order_played_with_each_variants_target(
     assert data["recent_games"][0]["title"] == "game-u2"
 
 
-def test_the_counters_of_seats_stay_bounded_by_players() -> None:
-    """One row per seat and per turn for every player, and per player only their own: a
-    game of four adds at most 4 + 4 rows for all players and 4 + 16 for the players."""
-    doc = make_game("seats", ruleset="classic", players=4)
+def test_the_counters_of_seats_are_a_row_a_seat_and_a_turn() -> None:
+    """Over every player, not per player: a game of four adds at most four seat rows and
+    four turn rows to each key, whoever played it."""
     from recorder.analysis import game_facts
 
-    facts = game_facts(doc)
+    doc = make_game("seats", ruleset="classic", players=4)
     c = stats.contribution({"variant": "classic", "status": "finished", "ruleset": '"classic"'},
-                           facts)
+                           game_facts(doc))
     assert c is not None
-    every = [k for k in c.seats if k[0] == ""]
-    own = [k for k in c.seats if k[0] != ""]
-    assert len(every) <= 8 and len(own) <= 4 + 16
-    assert {k[1] for k in c.seats} == {"seat", "turn"}
-    assert storage.SEAT_COUNTERS[0] == "finished"
+    assert sorted(c.seats) == [(kind, p) for kind in ("seat", "turn") for p in range(4)]
+    assert storage.SEAT_KEY[-2:] == ("kind", "position")

@@ -412,7 +412,7 @@ def assert_rounds_and_seats_match_scratch(db: Any) -> None:
         row[1] += won
     got_seats = stats.Reader(db, stats.StatsFilter()).sums(
         "stats_seats", ("finished", "wins", "rounds", "rounds_won"),
-        ("variant", "players", "kind", "position"), player="")
+        ("variant", "players", "kind", "position"))
     for key, (finished, wins, rounds, rounds_won) in seat_want.items():
         if key[2] == "first":  # the game's result by turn from round 1's opener
             assert got_seats[(*key[:2], "turn", key[3])][:2] == [finished, wins], key

@@ -477,10 +477,11 @@ def sql(stats_db: Path, query: str, *params: Any) -> list[tuple[Any, ...]]:
 
 
 def bonus_variants(stats_db: Path) -> list[str]:
-    from recorder import figures
+    """The stored variants whose rules have a bonus, read from each game's own ruleset."""
+    from recorder.rules import Ruleset
 
-    return sorted(v for (v,) in sql(stats_db, "SELECT DISTINCT variant FROM games")
-                  if figures.in_scope(v, "bonus"))
+    return sorted({v for v, ruleset in sql(stats_db, "SELECT variant, ruleset FROM games")
+                   if Ruleset.from_spec(json.loads(ruleset)).bonus})
 
 
 def test_the_bonus_figures_count_only_the_variants_with_a_bonus_rule(

@@ -569,24 +569,29 @@ def _history_variants(history: Sequence[Mapping[str, Any]]) -> list[dict[str, An
 
 
 def _player_games(db: Any, player_id: str, flt: StatsFilter) -> list[dict[str, Any]]:
-    """The player's latest games under the filters, newest first (the history's window).
+    """The player's latest stored games under the filters, newest played first.
 
-    Newest by the game's sequence: its date where the log gives one, else when it was
-    stored, then the order it was stored in.
+    The window is the last ``HISTORY`` games stored (a range of the index on the player's
+    id and the game: a player of 100,000 games costs what one of 100 does), ordered by the
+    game's sequence: its date where the log gives one, else when it was stored, then the
+    order it was stored in. Sorting all of a player's games by date instead would read
+    every one of their rows.
     """
     where, params = query.where(flt.but(player=None), query.games_as("g"))
     rows = db.execute(
         "SELECT g.id, g.game_id, g.played_at, g.started_at, g.preset, g.variant, "
         "g.player_count, p.final_score, p.won, g.status FROM players p "
         f"JOIN games g ON g.id = p.game WHERE p.player_id = ? AND {where} "
-        "ORDER BY g.played_at DESC, g.id DESC LIMIT ?", [player_id, *params, HISTORY]
+        "ORDER BY p.game DESC LIMIT ?", [player_id, *params, HISTORY]
     ).fetchall()
-    return [{"game": gid, "game_id": game_id, "title": game_id or f"Game #{gid}",
-             "date": played, "played_at": played or "", "dated": started is not None,
-             "preset": preset, "variant": variant or preset, "players": count,
-             "score": score, "won": bool(won), "status": status, "url": f"/games/{gid}"}
-            for gid, game_id, played, started, preset, variant, count, score, won, status
-            in rows]
+    games = [{"game": gid, "game_id": game_id, "title": game_id or f"Game #{gid}",
+              "date": played, "played_at": played or "", "dated": started is not None,
+              "preset": preset, "variant": variant or preset, "players": count,
+              "score": score, "won": bool(won), "status": status, "url": f"/games/{gid}"}
+             for gid, game_id, played, started, preset, variant, count, score, won, status
+             in rows]
+    games.sort(key=lambda g: (g["played_at"], g["game"]), reverse=True)
+    return games
 
 
 __all__ = ["bp", "stats_filter"]

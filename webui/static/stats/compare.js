@@ -166,7 +166,8 @@ function render(data, { url }) {
   document.querySelector("#compare thead .side-a").textContent = `A: ${data.a.label}`;
   document.querySelector("#compare thead .side-b").textContent = `B: ${data.b.label}`;
   drawTable(data);
-  distribution("chart-round-moves", data, "round_moves", { unit: "moves" });
+  distribution("chart-round-moves", data, "round_moves",
+    { unit: "moves", bucket: data.distributions?.round_moves_bucket ?? 1 });
   distribution("chart-game-rounds", data, "game_rounds", { unit: "rounds" });
   distribution("chart-game-moves", data, "game_moves",
     { unit: "moves", bucket: data.distributions?.game_moves_bucket ?? 1 });
