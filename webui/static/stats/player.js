@@ -143,7 +143,9 @@ function comparisonNote(data) {
     note.textContent = "";
     return;
   }
-  const scope = `${within.label ?? within.variant}, ${fmtInt(within.players)} players`;
+  const scope = within.players === null || within.players === undefined
+    ? within.label ?? within.variant
+    : `${within.label ?? within.variant}, ${fmtInt(within.players)} players`;
   const why = {
     filters: "as the filters say",
     "most games": "the variant and number of players of most of this player's games under " +
