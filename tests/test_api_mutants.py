@@ -219,7 +219,7 @@ def test_errors_are_utf8_and_a_401_names_its_scheme(client: Any, db: Any) -> Non
 
 def test_unknown_parameters_and_formats_are_named(client: Any, db: Any) -> None:
     takes = ("blocked, cursor, format, frontend, limit, order, player, players, preset, q, "
-             "since, status, until")
+             "rule, since, status, until, variant")
     assert error_of(client.get("/api/games?colour=red&Size=2"), 400) == {
         "code": "query/unknown-parameter",
         "message": f"unknown parameter Size, colour; this list takes {takes}"}

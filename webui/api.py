@@ -32,7 +32,7 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from recorder import storage
+from recorder import figures, storage
 from recorder.errors import InputError, TooLarge
 from recorder.frames import build_frames, move_count
 from recorder.ingest import import_upload
@@ -46,7 +46,8 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 JSONL_MIMETYPE = "application/x-ndjson"
 FILTER_PARAMS = frozenset({
-    "player", "q", "preset", "frontend", "players", "status", "blocked", "since", "until",
+    "player", "q", "preset", "variant", "rule", "frontend", "players", "status", "blocked",
+    "since", "until",
 })
 """The game filters, the same on the API's list and on the games page."""
 LIST_PARAMS = FILTER_PARAMS | {"limit", "cursor", "order", "format"}
@@ -394,6 +395,8 @@ def game_filter(args: Mapping[str, str] | None = None,
     return storage.GameFilter(
         player=args.get("player"),
         preset=args.get("preset"),
+        variant=args.get("variant"),
+        variants=_rule_variants(args["rule"]) if "rule" in args else None,
         frontend=args.get("frontend"),
         status=status,
         blocked=_boolean("blocked", args["blocked"]) if "blocked" in args else None,
@@ -403,6 +406,16 @@ def game_filter(args: Mapping[str, str] | None = None,
         if "players" in args else None,
         search=search,
     )
+
+
+def _rule_variants(rule: str) -> tuple[str, ...]:
+    """The stored variants whose rules have ``rule`` (``bonus``, ``target``): the games a
+    figure of the statistics that only those rules make is counted over."""
+    if rule not in figures.SCOPES:
+        fail(400, "query/invalid",
+             f"rule must be one of {', '.join(figures.SCOPES)}, not {rule!r}")
+    return tuple(v for v in storage.distinct_values(get_db(), "variant")
+                 if figures.in_scope(v, rule))
 
 
 def _format() -> str:

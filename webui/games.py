@@ -17,7 +17,7 @@ from werkzeug.datastructures import FileStorage
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response
 
-from recorder import storage
+from recorder import figures, stats, storage
 from webui import limits
 from webui.api import (
     FILTER_PARAMS,
@@ -199,6 +199,7 @@ def games_list() -> Response | tuple[str, int] | str:
     db = get_db()
     options = {
         "presets": storage.distinct_values(db, "preset"),
+        "variants": [(v, stats.variant_label(v)) for v in storage.distinct_values(db, "variant")],
         "frontends": storage.distinct_values(db, "frontend"),
         "player_counts": storage.distinct_values(db, "player_count"),
     }
@@ -218,7 +219,10 @@ def games_list() -> Response | tuple[str, int] | str:
         message = exc.message if isinstance(exc, ApiError) else str(exc)
         return render_template("games.html", rows=[], problem=message, args=args,
                                options=options, total=None, sort="date", order="desc",
-                               links={}, sort_links={}, labels=SORT_LABELS), 400
+                               links={}, sort_links={}, labels=SORT_LABELS,
+                               filtered=_filtered(args), player_name=None,
+                               rule_label=_rule_label(args.get("rule")),
+                               without=_without(args)), 400
     if len(args) < len(request.args):
         # an empty field of the filter form filters nothing: the address leaves it out,
         # so a shared link names only the filters in force (a bad value is said first)
@@ -254,14 +258,36 @@ def games_list() -> Response | tuple[str, int] | str:
         params.update(sort=key, order=flip)
         sort_links[key] = url_for("games.games_list") + "?" + urlencode(params)
     return render_template(
-        "games.html", rows=[_row(r) for r in rows], problem=None, args=args, options=options,
-        total=total, sort=sort, order=order, links=links,
-        sort_links=sort_links, labels=SORT_LABELS,
+        "games.html", rows=[_row(r) for r in rows], problem=None,
+        args=args, options=options, total=total, sort=sort, order=order, links=links,
+        sort_links=sort_links, labels=SORT_LABELS, filtered=_filtered(args),
+        player_name=stats.names(db, [flt.player]).get(flt.player) if flt.player else None,
+        rule_label=_rule_label(args.get("rule")), without=_without(base),
     )
 
 
+def _rule_label(rule: str | None) -> str:
+    scope = figures.SCOPES.get(rule or "")
+    return f"variants {scope.short}" if scope else ""
+
+
+def _without(base: dict[str, str]) -> dict[str, str]:
+    """The list's address without each of the filters shown apart (player, rule)."""
+    out = {}
+    for key in ("player", "rule"):
+        kept = {k: v for k, v in base.items() if k != key}
+        out[key] = url_for("games.games_list") + (f"?{urlencode(kept)}" if kept else "")
+    return out
+
+
+def _filtered(args: dict[str, str]) -> bool:
+    """Whether a filter is in force (a sort or a page of the whole list is not one)."""
+    return any(k in FILTER_PARAMS for k in args)
+
+
 def _row(row: dict[str, Any]) -> dict[str, Any]:
-    """A games row as the table shows it: names for seats, the date without seconds."""
+    """A games row as the table shows it: names for seats (each a link to the player's
+    page), the variant in words, the date without seconds."""
     players = row.get("players") or []
     names = [(p.get("name") or p.get("id") or "?") if isinstance(p, dict) else str(p)
              for p in players]
@@ -272,6 +298,8 @@ def _row(row: dict[str, Any]) -> dict[str, Any]:
         "names": names,
         "ids": [p.get("id") if isinstance(p, dict) else None for p in players],
         "winner_names": winners,
+        "variant_label": stats.variant_label(row["variant"]) if row.get("variant")
+        else row.get("preset"),
         "date": played[:16].replace("T", " "),
         "score_text": _points(row.get("winner_score")),
     }
