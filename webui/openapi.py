@@ -123,6 +123,11 @@ SCHEMAS: dict[str, Schema] = {
                          "enders": {"type": "array"}}),
     "StatsPlayers": obj({"filters": {"type": "object"}, "metrics": {"type": "array"},
                          "players": {"type": "array"}}),
+    "StatsVariants": obj({"filters": {"type": "object"}, "variants": {"type": "array"}}),
+    "StatsCompare": obj({"filters": {"type": "object"}}),
+    "StatsPeople": obj({"q": {"type": "string"}, "limit": COUNT,
+                        "players": array(obj({"id": {"type": "string"},
+                                              "name": NULLABLE_STRING, "games": COUNT}))}),
     "StatsPlayer": obj({"filters": {"type": "object"}, "player": {"type": "object"},
                         "metrics": {"type": "object"}, "population": {"type": "object"},
                         "score_history": {"type": "array"},
@@ -235,6 +240,11 @@ FILTERS = [
     query("players", {"type": "integer", "minimum": 1, "maximum": 100},
           "Games of this many players."),
     query("preset", {"type": "string"}, "Games of this preset."),
+    query("variant", {"type": "string"}, "Games of this variant: a preset with its options "
+          "(classic draw=one)."),
+    query("rule", {"enum": ["bonus", "target"]},
+          "Games whose rules make the figures of this rule (the variants with a bonus rule, "
+          "or with the target checked after every play)."),
     query("frontend", {"type": "string"}, "Games sent by this frontend."),
     query("status", {"enum": list(storage.STATUSES)}, "Finished or unfinished games."),
     query("blocked", {"type": "string"},
@@ -254,6 +264,13 @@ STATS_FILTERS = [
     query("player", {"type": "string", "minLength": 1}, "A player's id."),
     query("since", DATE, "From this day (UTC), inclusive."),
     query("until", DATE, "To this day (UTC), inclusive."),
+]
+
+COMPARED = [
+    {**query(side, {"type": "string", "minLength": 1},
+             f"Variant {side.upper()} of the two compared (classic draw=one)."),
+     "required": True}
+    for side in ("a", "b")
 ]
 
 PAGE_FILTERS = [
@@ -394,6 +411,23 @@ def paths() -> dict[str, Any]:
         }},
         "/api/stats/bonus": _stats("statsBonus", "Bonus frequency", "StatsBonus"),
         "/api/stats/blocked": _stats("statsBlocked", "Blocked rounds", "StatsBlocked"),
+        "/api/stats/variants": _stats("statsVariants", "Every variant's figures",
+                                      "StatsVariants"),
+        "/api/stats/compare": {"get": {
+            "tags": ["stats"], "operationId": "statsCompare", "summary": "Two variants compared",
+            "security": READ,
+            "parameters": [*COMPARED, *(p for p in STATS_FILTERS if p["name"] != "variant")],
+            "responses": api_answers({"200": api_ok(success(ref("StatsCompare")),
+                                                    "Two variants compared")}, 400, 404),
+        }},
+        "/api/stats/people": {"get": {
+            "tags": ["stats"], "operationId": "statsPeople",
+            "summary": "Players found by id or name", "security": READ,
+            "parameters": [query("q", {"type": "string", "maxLength": 200},
+                                 "Text the player's id or name contains, in any case.")],
+            "responses": api_answers({"200": api_ok(success(ref("StatsPeople")),
+                                                    "Players found by id or name")}, 400),
+        }},
         "/api/stats/players": _stats("statsPlayers", "Player tendencies", "StatsPlayers"),
         "/api/stats/players/{player_id}": _stats("statsPlayer", "One player", "StatsPlayer",
                                                  [PLAYER_ID], 404),
@@ -429,6 +463,10 @@ def _pages() -> dict[str, Any]:
                                                             *([404] if params else []))}}
         for tail, name, params in (("", "", []), ("/bonus", "Bonus", []),
                                    ("/blocked", "Blocked", []), ("/players", "Players", []),
+                                   ("/variants", "Variants", []),
+                                   ("/compare", "Compare", [
+                                       {**p, "required": False, "schema": {"type": "string"}}
+                                       for p in COMPARED]),
                                    ("/players/{player_id}", "Player", [PLAYER_ID]))
     }
     return {
