@@ -461,12 +461,15 @@ class Accumulator:
     seats: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
     missed: list[tuple[Any, ...]] = field(default_factory=list)
     people: dict[str, tuple[str | None, int]] = field(default_factory=dict)
+    grains: Callable[[str], tuple[tuple[str, str], ...]] = field(default=_grains, repr=False)
+    """The (grain, period) rows a game's day adds to: all three for the store; the day's
+    alone where the other grains are summed from the days afterwards (the warehouse)."""
 
     def add(self, game_pk: int, c: Contribution | None) -> None:
         if c is None:
             return
         base = (c.variant, c.frontend, c.players)
-        for grain, period in _grains(c.day):
+        for grain, period in self.grains(c.day):
             key = (grain, period, *base)
             merge_into(self.rounds, key, c.round_row)
             for pid, row in c.player_rows.items():
@@ -479,8 +482,10 @@ class Accumulator:
             self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
                                 c.day, scored, best))
         for pid, name in c.people:
-            _, games = self.people.get(pid, (None, 0))
-            self.people[pid] = (name, games + 1)
+            # the latest name given: a later game without one keeps it (as the table's
+            # upsert does across batches, so the name is the same whatever the batches)
+            known, games = self.people.get(pid, (None, 0))
+            self.people[pid] = (name if name is not None else known, games + 1)
 
     def flush(self, db: Database) -> None:
         """Add the batch to the tables (inside the caller's transaction) and start over."""
@@ -689,18 +694,22 @@ def periods(since: str | None, until: str | None) -> list[tuple[str, str, str, i
 
 @dataclass
 class Reader:
-    """Sums of counter rows under one filter, asked through a :class:`query.Backend`."""
+    """Sums of counter rows under one filter, asked through a :class:`query.Backend`.
 
-    db: Database
+    ``db`` is the SQLite store (a ``sqlite_utils.Database``) or any backend, such as the
+    warehouse's DuckDB over Parquet (:mod:`recorder.warehouse`): the same questions.
+    """
+
+    db: Database | query.Backend
     flt: StatsFilter
     backend: query.Backend = field(init=False)
 
     def __post_init__(self) -> None:
-        self.backend = query.SQLiteBackend(self.db)
+        self.backend = query.backend_of(self.db)
 
     def with_filter(self, flt: StatsFilter) -> Reader:
         """A reader of the same database under another filter."""
-        return Reader(self.db, flt)
+        return Reader(self.backend, flt)
 
     def variants(self) -> list[str]:
         rows = self.backend.rows(
@@ -792,15 +801,25 @@ def quantile(values: Sequence[float], q: float) -> float | None:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def names(db: Database, ids: Iterable[str]) -> dict[str, str | None]:
+def counters_version(db: Database | query.Backend) -> str:
+    """The definitions the counters a backend holds follow (:func:`storage.counters_version`
+    for the SQLite store; the warehouse keeps the same ``stats_meta`` table)."""
+    backend = query.backend_of(db)
+    if isinstance(backend, query.SQLiteBackend):
+        return storage.counters_version(backend.db)
+    row = query.first_row(backend, "SELECT value FROM stats_meta WHERE key = 'counters'")
+    return "1" if row is None else str(row[0])
+
+
+def names(db: Database | query.Backend, ids: Iterable[str]) -> dict[str, str | None]:
     """Each player's latest name, from the small table the import keeps."""
+    backend = query.backend_of(db)
     wanted = list(ids)
     out: dict[str, str | None] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start:start + 500]
-        rows = db.execute(
-            f"SELECT player, name FROM stats_people WHERE player IN "
-            f"({', '.join('?' for _ in chunk)})", chunk).fetchall()
+        sql, params = backend.dialect.one_of("player", chunk)
+        rows = backend.rows(f"SELECT player, name FROM stats_people WHERE {sql}", params)
         out.update({r[0]: r[1] for r in rows})
     return out
 
