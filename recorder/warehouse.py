@@ -232,17 +232,18 @@ def _roll_up_sql(name: str, source: str) -> str:
 
 
 def roll_up(fs: fsspec.AbstractFileSystem, root: str, parts: Mapping[str, Sequence[str]],
-            tag: str, *, spill: str | None = None) -> dict[str, int]:
+            tag: str, *, spill: str | None = None,
+            memory_limit: str = MEMORY_LIMIT) -> dict[str, int]:
     """Sum the day counters of a run's shards (``parts``: each counters dataset's files
     of day rows) into one file per dataset, ``DIR/<table>/part-<tag>.parquet``, with every
     grain; returns the rows written per dataset. Each file is written whole; written again
     from the same parts, it is the same."""
-    con = connect(fs, spill=spill)
+    con = connect(fs, spill=spill, memory_limit=memory_limit)
     written: dict[str, int] = {}
     try:
         rounds = _paths(fs, parts.get("stats_rounds", ()))
         if not rounds or not con.execute("SELECT count(*) FROM read_parquet(?)",
-                                         [rounds]).fetchone()[0]:
+                                         [rounds]).fetchall()[0][0]:
             return written  # the run published no game: it adds no file
         for name, schema in parquet.COUNTERS.items():
             files = _paths(fs, parts.get(name, ()))
