@@ -37,6 +37,10 @@ class Dialect:
     """
 
     name = "sqlite"
+    ranges_in_one_scan = False
+    """Whether a sum over several ranges of periods is best asked as one query that reads
+    every range at once: not in SQLite, where each range is a read of the counters'
+    clustered key, and a condition of several ranges may read the whole table."""
 
     def quote(self, identifier: str) -> str:
         """A column or table name as an identifier (any character, quotes doubled)."""
@@ -71,10 +75,13 @@ class DuckDBDialect(Dialect):
     DuckDB's ``LIKE`` heeds case and its ``ILIKE`` folds every letter, where SQLite's
     ``LIKE`` folds ASCII letters only (``É`` and ``é`` differ there): so both sides
     have their ASCII letters folded, and nothing else. ``prefix`` is DuckDB's own test
-    of a beginning, which it can also check against a file's statistics.
+    of a beginning, which it can also check against a file's statistics. A sum over
+    several ranges of periods is one query (:attr:`ranges_in_one_scan`).
     """
 
     name = "duckdb"
+    ranges_in_one_scan = True
+    """DuckDB reads the files of a table at every query: one query, one read of them."""
 
     def contains(self, expr: str, text: str) -> tuple[str, list[Any]]:
         fold = f"translate({expr}, '{_UPPER}', '{_UPPER.lower()}')"

@@ -743,19 +743,31 @@ class Reader:
         ranges = periods(self.flt.since, self.flt.until)
         if by_month and ranges == [("all", "", "", 1)]:
             ranges = [("month", "", "9999-12", 1)]
-        q = self.backend.dialect.quote
+        dialect = self.backend.dialect
+        q = dialect.quote
         out: dict[tuple[Any, ...], list[float]] = {}
-        cols = ", ".join(f"SUM({q(c)})" for c in columns)
         keys = [*(["substr(period, 1, 7)"] if by_month else []), *(q(g) for g in group)]
-        for grain, lo, hi, sign in ranges:
+        grouped = " GROUP BY " + ", ".join(keys) if keys else ""
+        if dialect.ranges_in_one_scan and len(ranges) > 1:
+            # one pass over the rows of every range, each row weighed by its range's sign
+            span = "grain = ? AND period BETWEEN ? AND ?"
+            weight = "CASE " + " ".join(f"WHEN {span} THEN ?" for _ in ranges) + " END"
+            spans = [v for grain, lo, hi, _ in ranges for v in (grain, lo, hi)]
+            signs = [v for grain, lo, hi, sign in ranges for v in (grain, lo, hi, sign)]
+            cols = ", ".join(f"SUM({q(c)} * w)" for c in columns)
+            sql = (f"SELECT {', '.join([*keys, cols])} FROM (SELECT *, {weight} AS w "
+                   f"FROM {q(table)} WHERE ({' OR '.join(f'({span})' for _ in ranges)}) "
+                   f"AND {where}) AS ranged{grouped}")
+            queries = [(sql, [*signs, *spans, *params], 1)]
+        else:  # a read of the clustered key per range
+            cols = ", ".join(f"SUM({q(c)})" for c in columns)
             sql = (f"SELECT {', '.join([*keys, cols])} FROM {q(table)} "
-                   f"WHERE grain = ? AND period BETWEEN ? AND ? AND {where}")
-            if keys:
-                sql += " GROUP BY " + ", ".join(keys)
-            for row in self.backend.rows(sql, [grain, lo, hi, *params]):
+                   f"WHERE grain = ? AND period BETWEEN ? AND ? AND {where}{grouped}")
+            queries = [(sql, [grain, lo, hi, *params], sign) for grain, lo, hi, sign in ranges]
+        for sql, values, sign in queries:
+            for row in self.backend.rows(sql, values):
                 key = tuple(row[:len(keys)])
-                vals = [sign * (v or 0) for v in row[len(keys):]]
-                merge_into(out, key, vals)
+                merge_into(out, key, [sign * (v or 0) for v in row[len(keys):]])
         if len(ranges) > 1:  # what a subtraction left at nothing was not in the range
             out = {k: v for k, v in out.items() if any(abs(x) > 1e-9 for x in v)}
         return out
