@@ -279,11 +279,13 @@ def bonus() -> Response:
 def _missed_examples(db: query.Backend, flt: StatsFilter) -> list[dict[str, Any]]:
     """The latest kept missed-bonus moments under the filters, with their replay links."""
     where, params = query.where(flt, query.MISSED, db.dialect)
+    # the latest moments first, then their names and game ids: the joins read a few rows
+    # (over Parquet, a join before the limit would read every game)
     rows = db.rows(
         "SELECT m.game, m.round, m.move, m.player, p.name, m.scored, m.best, g.game_id "
-        "FROM stats_missed m LEFT JOIN stats_people p ON p.player = m.player "
-        f"LEFT JOIN games g ON g.id = m.game WHERE {where} "
-        "ORDER BY m.id DESC LIMIT ?", [*params, EXAMPLES])
+        f"FROM (SELECT * FROM stats_missed m WHERE {where} ORDER BY m.id DESC LIMIT ?) m "
+        "LEFT JOIN stats_people p ON p.player = m.player "
+        "LEFT JOIN games g ON g.id = m.game ORDER BY m.id DESC", [*params, EXAMPLES])
     return [{"game": g, "game_id": game_id, "round": r, "move": m, "player": pid,
              "name": name, "scored": _num(scored), "best": _num(best),
              "url": missed_moment_url(g, r, m)}
