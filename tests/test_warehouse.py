@@ -438,3 +438,35 @@ def test_the_counters_datasets_hold_the_stores_tables(stores: dict[str, Any]) ->
     assert meta == [{"key": "counters", "value": storage.COUNTERS_VERSION}]
     assert json.loads((folder / "batch" / "_batch" / "state.json").read_text())["kind"] == \
         "facts"
+
+
+@pytest.mark.parametrize("which", ["sqlite", "batch"])
+def test_a_players_latest_games_are_those_of_one_read_of_all_their_games(
+        stores: dict[str, Any], which: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The latest games are read in growing windows of the player's games: with a window
+    of a few games, the filters that pass few of them need several, and the answer is
+    still the latest games that pass, as one join of all of them gives."""
+    from webui import api_stats
+    from webui.db import get_stats
+
+    monkeypatch.setattr(api_stats, "HISTORY", 3)
+    app = stores["clients"][which].application
+    windows: list[int] = []
+    for flt in ({}, {"preset": "kozel"}, {"players": "4"}, {"until": "2026-09-30"},
+                {"frontend": "nope"}, {"variant": "classic draw=one", "players": "3"}):
+        with app.test_request_context("/api/stats/bonus", query_string=flt):
+            sf = api_stats.stats_filter()
+            db = get_stats()
+            where, params = api_stats.query.where(sf, api_stats.query.games_as("g"),
+                                                  db.dialect)
+            every = [r[0] for r in db.rows(
+                "SELECT g.id FROM players p JOIN games g ON g.id = p.game WHERE "
+                f"p.player_id = ? AND {where} ORDER BY p.game DESC", ["ingaan", *params])]
+            theirs = [r[0] for r in db.rows(
+                "SELECT game FROM players WHERE player_id = ? ORDER BY game DESC", ["ingaan"])]
+            got = api_stats._player_games(db, "ingaan", sf)
+            assert sorted(g["game"] for g in got) == sorted(every[:3]), flt
+            assert len(got) == min(3, len(every))
+            windows.append(theirs.index(every[2]) if len(every) >= 3 else len(theirs))
+    assert len(theirs) > 30  # more than one window of 30 games: 30, then all
+    assert max(windows) >= 30  # some filter passed fewer than 3 of the latest 30

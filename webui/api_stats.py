@@ -586,11 +586,23 @@ def _player_games(db: query.Backend, player_id: str, flt: StatsFilter
     every one of their rows.
     """
     where, params = query.where(flt.but(player=None), query.games_as("g"), db.dialect)
-    rows = db.rows(
-        "SELECT g.id, g.game_id, g.played_at, g.started_at, g.preset, g.variant, "
-        "g.player_count, p.final_score, p.won, g.status FROM players p "
-        f"JOIN games g ON g.id = p.game WHERE p.player_id = ? AND {where} "
-        "ORDER BY p.game DESC LIMIT ?", [player_id, *params, HISTORY])
+    sql = ("SELECT g.id, g.game_id, g.played_at, g.started_at, g.preset, g.variant, "
+           "g.player_count, p.final_score, p.won, g.status FROM players p "
+           f"JOIN games g ON g.id = p.game WHERE p.player_id = ? AND p.game >= ? AND {where} "
+           "ORDER BY p.game DESC LIMIT ?")
+    # The latest games first: the join reads the games from the player's K-th latest on,
+    # K growing until HISTORY games pass the filters (or every game is read). Over
+    # Parquet, the join of all of a player's games read every game's row; on SQLite each
+    # pass is a range of the index.
+    window = HISTORY * 10
+    while True:
+        bound = query.first_row(
+            db, "SELECT game FROM players WHERE player_id = ? ORDER BY game DESC "
+                "LIMIT 1 OFFSET ?", [player_id, window - 1])
+        rows = list(db.rows(sql, [player_id, bound[0] if bound else 0, *params, HISTORY]))
+        if bound is None or len(rows) >= HISTORY:
+            break
+        window *= 10
     games = [{"game": gid, "game_id": game_id, "title": game_id or f"Game #{gid}",
               "date": played, "played_at": played or "", "dated": started is not None,
               "preset": preset, "variant": variant or preset, "players": count,
