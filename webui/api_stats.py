@@ -588,7 +588,8 @@ def _player_games(db: query.Backend, player_id: str, flt: StatsFilter
     where, params = query.where(flt.but(player=None), query.games_as("g"), db.dialect)
     sql = ("SELECT g.id, g.game_id, g.played_at, g.started_at, g.preset, g.variant, "
            "g.player_count, p.final_score, p.won, g.status FROM players p "
-           f"JOIN games g ON g.id = p.game WHERE p.player_id = ? AND p.game >= ? AND {where} "
+           "CROSS JOIN games g WHERE g.id = p.game AND p.player_id = ? AND p.game >= ? "
+           f"AND {where} "
            "ORDER BY p.game DESC LIMIT ?")
     # The latest games first: the join reads the games from the player's K-th latest on,
     # K growing until HISTORY games pass the filters (or every game is read). Over
