@@ -185,9 +185,7 @@ def _stdlib_hash(doc: Any) -> str:
 
     from recorder import ingest, jsontext
 
-    text = jsontext.stdlib_dumps(ingest.normalized(doc, nulls=False), sort_keys=True)
-    if ":null" in text:
-        text = jsontext.stdlib_dumps(ingest.normalized(doc), sort_keys=True)
+    text = jsontext.stdlib_dumps(ingest.normalized(doc), sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -14,7 +14,7 @@ from flask import Blueprint, Response, request
 
 from recorder import stats, storage
 from recorder.stats import METRICS, Reader, StatsFilter
-from webui.api import _integer, _moment, envelope, fail, reads_may_need_token
+from webui.api import _integer, _moment, envelope, fail, frontend_filter, reads_may_need_token
 from webui.db import get_db
 
 bp = Blueprint("api_stats", __name__, url_prefix="/api/stats")
@@ -62,7 +62,7 @@ def stats_filter() -> StatsFilter:
     return StatsFilter(
         preset=args.get("preset"),
         variant=args.get("variant"),
-        frontend=args.get("frontend"),
+        frontend=frontend_filter(args.get("frontend")),
         players=_integer("players", args["players"], low=1, high=8) if "players" in args
         else None,
         player=args.get("player"),

@@ -15,6 +15,7 @@ from typing import Any
 from flask import Blueprint, current_app, render_template, request
 from werkzeug.datastructures import FileStorage
 
+from recorder.binding import WrongFrontend
 from recorder.errors import InputError, internal_error
 from recorder.ingest import Outcome, Tally, import_upload, locate
 from recorder.parse import Limits, iter_documents
@@ -60,6 +61,10 @@ def form_upload() -> tuple[str, int] | str:
     if not check.token.may("upload"):
         return _problem("This token may only read; uploads need a token made for uploading.",
                         403)
+    frontend = check.token.frontend
+    if frontend is None:
+        return _problem("This token is bound to no frontend, so it cannot upload; ask for a "
+                        "new one.", 403)
     files: list[FileStorage] = [f for f in request.files.getlist("files") if f.filename]
     if not files:
         return _problem("Choose at least one file.", 400)
@@ -72,7 +77,10 @@ def form_upload() -> tuple[str, int] | str:
             report.tally, report.outcomes = import_upload(
                 get_db(), data, limits=current_app.config.get("PARSE_LIMITS"),
                 source=f"upload:{report.name}", uploaded_by=check.token.id,
+                frontend=frontend,
             )
+        except WrongFrontend as exc:
+            report.error = exc.message + "; nothing of this file was stored"
         except InputError as exc:
             report.error = exc.message
         except Exception as exc:  # the other files still get their report
