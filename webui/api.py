@@ -205,13 +205,6 @@ def authenticate(presented: str | None, scope: str) -> Token:
     return check.token
 
 
-@bp.before_request
-def reads_may_need_token() -> None:
-    """With ``READS_NEED_TOKEN``, reading needs a live token with the ``read`` scope."""
-    if request.method in {"GET", "HEAD"} and current_app.config.get("READS_NEED_TOKEN"):
-        authenticate(bearer(), "read")
-
-
 def bound_frontend(token: Token) -> str:
     """The frontend an upload token sends games of, or the 403 that says it has none."""
     if token.frontend is None:

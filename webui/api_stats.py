@@ -14,11 +14,10 @@ from flask import Blueprint, Response, request
 
 from recorder import stats, storage
 from recorder.stats import METRICS, Reader, StatsFilter
-from webui.api import _integer, _moment, envelope, fail, frontend_filter, reads_may_need_token
+from webui.api import _integer, _moment, envelope, fail, frontend_filter
 from webui.db import get_db
 
 bp = Blueprint("api_stats", __name__, url_prefix="/api/stats")
-bp.before_request(reads_may_need_token)
 
 FILTERS = ("preset", "variant", "frontend", "players", "player", "since", "until")
 EXAMPLES = 10
