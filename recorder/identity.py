@@ -55,7 +55,7 @@ __all__ = [
 
 IDENTITY_VERSION: Final = 2
 """The version of the normal form: stored hashes made under an older one are recomputed
-(``recorder.storage``'s migration ``m010_identity_v2``)."""
+(``recorder.storage``'s migration ``m011_identity_v2``)."""
 
 _TILE: Final = re.compile(r"(0|[1-9][0-9]?)-(0|[1-9][0-9]?)")
 _TILE_FORMS: dict[str, str] = {}

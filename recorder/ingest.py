@@ -91,6 +91,10 @@ class Outcome:
     result: str | None = None
     """The engine's status of an accepted or superseding game: ``finished`` or
     ``unfinished``."""
+    mismatches: list[dict[str, Any]] | None = None
+    """The claimed figures of an accepted (or superseding) game that differ from the
+    engine's, as the engine's answer lists them (docs/format.md): a frontend that reads
+    only the upload report sees its scoring go wrong."""
 
     @property
     def internal(self) -> bool:
@@ -108,6 +112,8 @@ class Outcome:
         }
         if self.result is not None:
             out["result"] = self.result
+        if self.mismatches:
+            out["mismatches"] = self.mismatches
         if self.source is not None:
             out["source"] = self.source
         out["index"] = self.index
@@ -128,7 +134,7 @@ class Outcome:
             return f"{where}{name}: duplicate of game #{self.id}"
         if self.status == SUPERSEDED:
             return f"{where}{name}: continues game #{self.id}, which it replaces"
-        return f"{where}{name}: {self.status} as game #{self.id}"
+        return f"{where}{name}: {self.status}" + ("" if self.id is None else f" as game #{self.id}")
 
 
 def locate(error: Mapping[str, Any]) -> str:
@@ -236,13 +242,15 @@ class _Pending:
     content_hash: str = ""
     key: tuple[str, str] | None = None
     result: str | None = None
+    mismatches: list[dict[str, Any]] | None = None
 
     def decide(self, status: str, *, id: int | None = None,
                error: dict[str, Any] | None = None) -> Outcome:
+        accepted = status in (ACCEPTED, SUPERSEDED)
         self.outcome = Outcome(
             status, game_id=self.game_id, error=error, id=id, source=self.source,
-            index=self.index, line=self.line,
-            result=self.result if status in (ACCEPTED, SUPERSEDED) else None,
+            index=self.index, line=self.line, result=self.result if accepted else None,
+            mismatches=self.mismatches if accepted else None,
         )
         return self.outcome
 
@@ -340,6 +348,7 @@ class Importer:
             pending.decide(REFUSED, error=error)
             return pending
         pending.result = answer.get("status")
+        pending.mismatches = answer.get("mismatches")
         pending.record = storage.build_record(
             doc, log=text, answer=answer, facts=facts,
             content_hash=pending.content_hash, source=source, uploaded_by=self.uploaded_by,
@@ -605,13 +614,14 @@ def _pending_to_wire(p: _Pending) -> _WireItem:
             tuple(getattr(r.stats, name) for name in _CONTRIBUTION_FIELDS)
         record = (r.game, r.players, r.rounds, r.moves, contribution)
     return (p.source, p.index, p.line, p.game_id, p.content_hash, p.key, p.result, decided,
-            record)
+            record, p.mismatches)
 
 
 def _pending_from_wire(w: _WireItem) -> _Pending:
-    source, index, line, game_id, content_hash, key, result, decided, record = w
+    source, index, line, game_id, content_hash, key, result, decided, record, mismatches = w
     pending = _Pending(source, index, line, game_id=game_id, content_hash=content_hash,
-                       key=None if key is None else tuple(key), result=result)
+                       key=None if key is None else tuple(key), result=result,
+                       mismatches=mismatches)
     if record is not None:
         game, players, rounds, moves, contribution = record
         pending.record = storage.GameRecord(
@@ -624,10 +634,11 @@ def _pending_from_wire(w: _WireItem) -> _Pending:
 
 
 def check_upload(data: bytes, *, limits: Limits | None = None,
-                 frontend: str | None = None) -> int:
-    """How many documents one uploaded body holds; raises InputError if it is unreadable,
-    and :class:`~recorder.binding.WrongFrontend` if a token bound to ``frontend`` sends a
-    log of another frontend.
+                 max_documents: int | None = None, frontend: str | None = None) -> int:
+    """How many documents one uploaded body holds; raises InputError if it is unreadable
+    (:class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``), and
+    :class:`~recorder.binding.WrongFrontend` if a token bound to ``frontend`` sends a log
+    of another frontend.
 
     An upload is read all or not at all: this first pass reads the whole body and
     keeps nothing, so a body that turns out to be damaged halfway, or that holds a
@@ -636,7 +647,7 @@ def check_upload(data: bytes, *, limits: Limits | None = None,
     replay, so reading twice is cheap insurance.
     """
     count = 0
-    for parsed in iter_documents(data, limits=limits or Limits()):
+    for parsed in iter_documents(data, limits=limits or Limits(), max_documents=max_documents):
         if frontend is not None and parsed.error is None:
             refusal = binding.refusal(parsed.doc, frontend, index=parsed.index,
                                       line=parsed.line)
@@ -651,15 +662,17 @@ def import_upload(
     data: bytes,
     *,
     limits: Limits | None = None,
+    max_documents: int | None = None,
     source: str | None = None,
     uploaded_by: int | None = None,
     frontend: str | None = None,
 ) -> tuple[Tally, list[Outcome]]:
     """The API's and the web form's import of one body (raises InputError if unreadable,
+    :class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``, and
     :class:`~recorder.binding.WrongFrontend` if it holds a log of another frontend than
-    ``frontend``, the uploading token's)."""
+    ``frontend``, the uploading token's: all before anything is replayed or stored)."""
     lim = limits or Limits()
-    check_upload(data, limits=lim, frontend=frontend)
+    check_upload(data, limits=lim, max_documents=max_documents, frontend=frontend)
     importer = Importer(db, uploaded_by=uploaded_by, frontend=frontend)
     outcomes = list(importer.run((source, d) for d in iter_documents(data, limits=lim)))
     return importer.tally, outcomes

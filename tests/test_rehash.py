@@ -55,7 +55,7 @@ def counters(path: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 def test_the_fixture_is_a_database_of_the_old_rules(old_db: Path) -> None:
     applied = {r[0] for r in rows(old_db, "SELECT name FROM _sqlite_migrations")}
-    assert "m008_clustered_facts" in applied and "m010_identity_v2" not in applied
+    assert "m008_clustered_facts" in applied and "m011_identity_v2" not in applied
     assert len(rows(old_db, "SELECT id FROM games")) == 14
 
 
