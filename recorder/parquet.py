@@ -73,7 +73,7 @@ _ROUND_TYPES: Final = {
     "round": _I32, "opener": _I32, "opening_tile": _STR, "winners": _STR, "points": _STR,
     "bonus": _STR, "blocked": _I8, "pips_left": _STR, "ended_by": _I32,
     "moves_count": _I32, "draws": _I32, "passes": _I32, "boneyard_left": _I32,
-    "block_certain": _I32,
+    "block_certain": _I32, "ending": _STR,
 }
 _MOVE_TYPES: Final = {
     "round": _I32, "move": _I32, "player": _I32, "action": _STR, "tile": _STR,
