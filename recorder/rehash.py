@@ -16,6 +16,10 @@ For most games nothing changes but the version. The others:
   once with ``764``, or under ``Spilop-App`` and ``spilop-app``) were stored and counted
   twice: the later one is removed with its rows and its contribution to the counters, and
   ``games_merged`` records that its id now means the earlier one's;
+
+(The statistics' counters move with the games only when they follow the current
+definitions, ``storage.COUNTERS_VERSION``: counters made by an older version are reported
+stale by the pages until ``recorder stats rebuild``, which makes them whole again.)
 * two different games under one frontend + ``game_id`` (now that ``G-1 `` and ``G-1`` are
   one id): both are kept, and the later one's ``game_id`` column is cleared, so it is
   known by its content alone (its log keeps its id as written).
@@ -86,10 +90,14 @@ def run(db: Database, *, batch: int | None = None) -> int:
             ids = [r[0] for r in db.execute(select, [last, version, batch]).fetchall()]
             if not ids:
                 break
-            acc = stats.Accumulator()
+            # counters made by an older definition are to be rebuilt whole (the pages say
+            # so): moving them would only move figures already wrong
+            acc = stats.Accumulator() if storage.counters_version(db) == \
+                storage.COUNTERS_VERSION else None
             for game_pk in ids:
                 _one(db, game_pk, acc)
-            acc.flush(db)
+            if acc is not None:
+                acc.flush(db)
         last = ids[-1]
         done += len(ids)
     _say(f"the identity of {done} stored games is recomputed")
@@ -103,7 +111,7 @@ def _loads(text: str) -> Any:
         return json.loads(text)
 
 
-def _one(db: Database, game_pk: int, acc: stats.Accumulator) -> None:
+def _one(db: Database, game_pk: int, acc: stats.Accumulator | None) -> None:
     """Bring one game to the current rules (inside the batch's transaction)."""
     row = db.execute("SELECT content_hash, frontend, log, identity FROM games WHERE id = ?",
                      [game_pk]).fetchone()
@@ -140,21 +148,23 @@ def _one(db: Database, game_pk: int, acc: stats.Accumulator) -> None:
                 game_id = None
                 _say(f"game #{game_pk} has the frontend and game_id of game #{other[0]}, "
                      "another game: it is now known by its content alone")
-    moved = frontend != old_frontend
+    moved = frontend != old_frontend and acc is not None
     if moved:  # its counters were kept under the old name: they move with it
         acc.remove(game_pk, stats.stored_contribution(db, game_pk))
     db.execute("UPDATE games SET content_hash = ?, frontend = ?, game_id = ?, identity = ? "
                "WHERE id = ?",
                [new_hash, frontend, game_id, identity.IDENTITY_VERSION, game_pk])
-    if moved:
+    if frontend != old_frontend:
         db.execute("UPDATE stats_missed SET frontend = ? WHERE game = ?",
                    [frontend or "", game_pk])
+    if moved:
         acc.add(game_pk, stats.stored_contribution(db, game_pk), missed=False)
 
 
-def _merge(db: Database, later: int, kept: int, acc: stats.Accumulator) -> None:
+def _merge(db: Database, later: int, kept: int, acc: stats.Accumulator | None) -> None:
     """Remove the stored game ``later``, the same game as ``kept`` under the new rules."""
-    acc.remove(later, stats.stored_contribution(db, later))
+    if acc is not None:
+        acc.remove(later, stats.stored_contribution(db, later))
     for table in ("moves", "rounds", "players", "stats_missed"):
         db.execute(f"DELETE FROM [{table}] WHERE game = ?", [later])
     db.execute("DELETE FROM games WHERE id = ?", [later])

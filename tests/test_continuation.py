@@ -26,7 +26,8 @@ from recorder.continuation import extends
 from recorder.replay import replay
 from recorder.tokens import create_token
 
-STATS = ("stats_players", "stats_rounds", "stats_hist", "stats_missed", "stats_people")
+STATS = ("stats_players", "stats_rounds", "stats_hist", "stats_missed", "stats_people",
+         "stats_seats")
 
 
 def saved_at(doc: dict[str, Any], rounds: int, moves: int) -> dict[str, Any]:
