@@ -8,7 +8,8 @@ their stored logs the next time a command or the app opens the file: by batches 
 keeps what it did and the next run goes on from there (``games.identity`` holds each game's
 version; null is version 1).
 
-For most games nothing changes but the version. The others:
+When every game is done, ``recorder_meta`` says so (key ``identity``), so that opening the
+file again costs one look-up. For most games nothing changes but the version. The others:
 
 * a new hash or new names are written in place (a frontend's name that changes also moves
   the game's contribution to the statistics' counters to the new name);
@@ -72,9 +73,13 @@ def run(db: Database, *, batch: int | None = None) -> int:
     whose hash is final: the later of two twins is the one removed.
     """
     version = identity.IDENTITY_VERSION
+    if storage.get_meta(db, "identity") == str(version):
+        return 0  # done before: one look-up, not a scan of the games
     select = ("SELECT id FROM games WHERE id > ? AND (identity IS NULL OR identity < ?) "
               "ORDER BY id LIMIT ?")
     if db.execute(select, [0, version, 1]).fetchone() is None:
+        with storage.write_transaction(db):
+            storage.set_meta(db, "identity", str(version))
         return 0
     batch = batch or BATCH
     total = pending(db)
@@ -100,6 +105,9 @@ def run(db: Database, *, batch: int | None = None) -> int:
                 acc.flush(db)
         last = ids[-1]
         done += len(ids)
+    with storage.write_transaction(db):
+        if db.execute(select, [0, version, 1]).fetchone() is None:
+            storage.set_meta(db, "identity", str(version))
     _say(f"the identity of {done} stored games is recomputed")
     return done
 

@@ -565,6 +565,26 @@ def m011_identity_v2(db: Database) -> None:
         {"id": int, "kept": int, "merged_at": str, "reason": str},
         pk="id", not_null={"kept", "merged_at"}, if_not_exists=True,
     )
+    db.execute("CREATE TABLE IF NOT EXISTS recorder_meta (key TEXT PRIMARY KEY, value TEXT)")
+    if db.execute("SELECT 1 FROM games LIMIT 1").fetchone() is None:
+        set_meta(db, "identity", str(identity.IDENTITY_VERSION))  # nothing to recompute
+
+
+def get_meta(db: Database, key: str) -> str | None:
+    """A value of ``recorder_meta`` (what the whole file follows, such as the version of
+    the identity rules every stored game is under), or None."""
+    try:
+        row = db.execute("SELECT value FROM recorder_meta WHERE key = ?", [key]).fetchone()
+    except sqlite3.OperationalError:  # a file not migrated yet
+        return None
+    return None if row is None else str(row[0])
+
+
+def set_meta(db: Database, key: str, value: str) -> None:
+    """Record a value of ``recorder_meta`` (inside the caller's work)."""
+    db.execute("CREATE TABLE IF NOT EXISTS recorder_meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT INTO recorder_meta (key, value) VALUES (?, ?) "
+               "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value])
 
 
 # ---------------------------------------------------------------------------------------

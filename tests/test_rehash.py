@@ -106,6 +106,7 @@ def test_opening_an_old_database_brings_it_to_todays_rules(old_db: Path, tmp_pat
     _, outcomes = import_upload(db, json.dumps(twin_log).encode())
     assert [(o.status, o.id) for o in outcomes] == [("duplicate", 9)]
     assert rehash.run(db) == 0  # nothing left to do: opening it again costs nothing
+    assert storage.get_meta(db, "identity") == str(identity.IDENTITY_VERSION)
     db.close()
 
     # a link to a removed twin leads to the game it was
@@ -138,9 +139,11 @@ def test_a_stopped_rehash_goes_on_where_it_stopped(
     monkeypatch.setattr(rehash, "_one", stop_after_five)
     with pytest.raises(KeyboardInterrupt):
         storage.connect(old_db)
-    # the first batch of three is kept, the one in flight is not
+    # the first batch of three is kept, the one in flight is not, and the file does not
+    # say it is done
     assert len(rows(old_db, "SELECT id FROM games WHERE identity = ?",
                     identity.IDENTITY_VERSION)) == 3
+    assert rows(old_db, "SELECT value FROM recorder_meta WHERE key = 'identity'") == []
     monkeypatch.setattr(rehash, "_one", one)
     storage.connect(old_db).close()
     assert rows(old_db, "SELECT id, content_hash, frontend, game_id FROM games ORDER BY id") \
