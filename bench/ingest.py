@@ -223,6 +223,10 @@ def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
             db = storage.connect(db_path, migrate=False)
             db.enable_wal()
             storage.migrations.apply(db, stop_before=stop)
+            if stop is not None:  # the steps after it, on the rowid tables (columns added since)
+                names = [m.name for m in storage.migrations._migrations]
+                for step in storage.migrations._migrations[names.index(stop) + 1:]:
+                    step.fn(db)
             started = time.process_time()
             with storage.write_transaction(db):
                 for record in records:
