@@ -1039,11 +1039,12 @@ def _nesting(structure: bytes, max_depth: int) -> bool:
 # of one key, SQLite's json_extract the first: a log with a duplicate key can be checked
 # as one game and read back as another. So a document with one is refused. Proving that
 # a document has none costs a few C-speed counts, not a second parse: the screen counts
-# the keys and objects written (``_Suspicion.keys``, ``objects``), and the parsed value's
-# objects are counted where a log keeps them (:func:`_surely_unique`). Only a document
-# whose counts differ (a duplicate, or objects or text the counts do not follow: a
-# frontend's own nested objects, a brace or a leading colon in a string) is read again,
-# by the stdlib parser keeping every pair, which finds the duplicate and its place.
+# the colons of the text (a key's, or one inside a string), and the parsed value's keys
+# and its strings' colons are counted where a log keeps them (:func:`_surely_unique`,
+# :mod:`recorder.keycount`). Only a document whose counts differ (a duplicate, or objects
+# the count does not follow: a frontend's own nested objects, a colon written as an
+# escape) is read again, by the stdlib parser keeping every pair, which finds the
+# duplicate and its place.
 
 
 def _surely_unique(value: Any, suspicion: _Suspicion, colons: int) -> bool:
