@@ -195,7 +195,7 @@ def test_a_complete_export_ends_with_its_end_line(site: tuple[str, str, Path],
             capture_output=True, text=True, env=subprocess_env(), check=False)
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout.splitlines()[-1]) == \
-            {"accepted": 6, "duplicate": 0, "refused": 0}
+            {"accepted": 6, "duplicate": 0, "superseded": 0, "refused": 0}
 
 
 @pytest.mark.parametrize("fmt", ["logs", "jsonl"])
