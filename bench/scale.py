@@ -4,6 +4,10 @@
     python bench/scale.py --rounds 1000000 --workers 1 --workers 2
     python bench/scale.py --rounds 100000 --no-import    # a quick look
     python bench/scale.py --json                         # the same figures as JSON
+    python bench/scale.py --warehouse 10000000 --sqlite 10000000   # the stats URLs' p95
+
+(``--warehouse``: the dashboards on DuckDB over generated Parquet facts, beside the SQLite
+store of the same games; see ``bench/scale_warehouse.py``.)
 
 1. Generates the corpus once into ``bench/out/scale/<rounds>/`` (gitignored): games made
    by ``recorder simulate`` (every preset of the mix, 2-4 players) until 100,000 rounds,
@@ -246,7 +250,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commit", type=int, action="append", metavar="GAMES",
                         help="time the commit alone for GAMES staged games (repeatable), "
                              "and nothing else")
+    parser.add_argument("--warehouse", type=int, action="append", metavar="ROUNDS",
+                        help="p95 of every stats URL, DuckDB over generated Parquet facts "
+                             "of ROUNDS rounds (repeatable), and nothing of the batch")
+    parser.add_argument("--sqlite", type=int, action="append", metavar="ROUNDS",
+                        help="with --warehouse: the SQLite store of the same games beside it")
+    parser.add_argument("--check", action="store_true",
+                        help="with --warehouse: count the generated archive again game by "
+                             "game, as the batch does, and compare every counters dataset")
+    parser.add_argument("--pool", type=int, default=None, metavar="N",
+                        help="with --warehouse: the copies' players drawn from N players")
+    parser.add_argument("--base", type=int, default=None, metavar="ROUNDS",
+                        help="with --warehouse: rounds of simulated games the copies are "
+                             "made of [default: 100,000]")
+    parser.add_argument("--no-moves", action="store_true",
+                        help="with --warehouse: generate no moves (no stats URL reads them)")
+    parser.add_argument("--facts", action="store_true",
+                        help="with --warehouse: also time figures summed from the facts at "
+                             "query time (the alternative to the counters; needs the moves)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="with --warehouse: times each ask is timed [default: 3]")
     args = parser.parse_args(argv)
+    if args.warehouse:
+        return warehouse_main(args)
     if args.commit:
         CACHE.mkdir(parents=True, exist_ok=True)
         for games in args.commit:
@@ -294,6 +320,63 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "meets" if speedup >= TARGET_SPEEDUP else "misses"
             print(f"\nbatch facts at {rounds:,} rounds: {speedup:.2f}x from 1 to 2 workers "
                   f"({verdict} the {TARGET_SPEEDUP}x target)")
+    print(f"\nuptime at end: {_load()}")
+    return 0
+
+
+def warehouse_main(args: argparse.Namespace) -> int:
+    """``--warehouse``: generate each archive (cached), check it if asked, load the
+    SQLite store beside it if asked, check that both answer alike, and time them."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT))
+    import scale_warehouse as wh
+
+    base = args.base or wh.BASE_ROUNDS
+    sqlite = set(args.sqlite or ())
+    results: dict[str, Any] = {"uptime_at_start": _load(), "runs": []}
+    print(f"uptime at start: {_load()}", file=sys.stderr)
+    for rounds in args.warehouse:
+        out = wh.generate(rounds, pool=args.pool, moves=not args.no_moves, base_rounds=base)
+        meta = json.loads((out / "_batch" / "generated.json").read_text())
+        if args.check:
+            print(f"check: {wh.check(out)} rows, the same as counted from the rows",
+                  file=sys.stderr)
+        if args.facts:
+            facts = wh.facts_at_query_time(out)
+            results.setdefault("facts_at_query_time", {})[meta["rounds"]] = facts
+            for label, seconds in facts.items():
+                print(f"facts at query time, {meta['rounds']:,} rounds: {label}: "
+                      f"{seconds} s (best of 3), load {_load()}")
+        db = wh.sqlite_store(out) if rounds in sqlite else out.with_name("empty.db")
+        if rounds not in sqlite:
+            from recorder import storage
+
+            storage.connect(db).close()
+        clients = {"duckdb": wh.client(db, out)}
+        if rounds in sqlite:
+            clients["sqlite"] = wh.client(db, None)
+            print(f"{wh.same_answers(clients)} asks answered alike by both stores",
+                  file=sys.stderr)
+        else:  # warm the files' metadata once, as a served folder is after its first ask
+            for url, flt in wh.asks():
+                clients["duckdb"].get(url, query_string=flt)
+        timed = wh.measure(clients, args.repeat)
+        results["runs"].append({"rounds": meta["rounds"], "games": meta["games"],
+                                "pool": args.pool, "base_rounds": meta["base_rounds"],
+                                "bytes": sum(meta["bytes"].values()), "p": timed})
+        for name, urls in timed.items():
+            load = urls.pop("_load")
+            worst = max(v["p95"] for v in urls.values())
+            print(f"\n{name} at {meta['rounds']:,} rounds ({meta['games']:,} games), "
+                  f"load {load['min']}-{load['max']}: worst p95 {worst} ms "
+                  f"(target {wh.TARGET_MS:.0f} ms)")
+            print("| URL | asks | p50 ms | p95 ms | max ms |\n| --- | ---: | ---: | ---: | ---: |")
+            for url, v in urls.items():
+                print(f"| `{url}` | {v['asks']} | {v['p50']} | {v['p95']} | {v['max']} |")
+            urls["_load"] = load
+    results["uptime_at_end"] = _load()
+    if args.json:
+        print(json.dumps(results, indent=2))
     print(f"\nuptime at end: {_load()}")
     return 0
 

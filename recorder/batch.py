@@ -768,7 +768,7 @@ def open_state(fs: fsspec.AbstractFileSystem, root: str, kind: str, made_by: str
     state = _read_json(fs, path)
     if state is None:
         fs.makedirs(root, exist_ok=True)
-        parquet.write_empty_files(fs, root)
+        parquet.write_empty_files(fs, root, counters=kind == "facts")
         state = {"layout": LAYOUT, "kind": kind, "made_by": made_by,
                  "created": storage.utc_now()}
         parquet.write_bytes_atomic(fs, path, json.dumps(state, sort_keys=True).encode())
@@ -1019,6 +1019,8 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
                         if preset is not None else batch.filter(pc.is_null(row_presets))
                     writers[name].add_table(preset, pa.Table.from_batches([rows]))
         _publish_refusals(fs, staging, shard, ids, decisions, bases, now, writers["refused"])
+        if kind == "facts":
+            _count_shard(fs, staging, positions, new_ids, now)
         for writer in writers.values():
             writer.close()
     except BaseException:
@@ -1030,6 +1032,58 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
         record.status = "published"
         _write_record(fs, root, record)
     return accepted.num_rows
+
+
+def _count_shard(fs: fsspec.AbstractFileSystem, staging: str, positions: pa.Array,
+                 new_ids: pa.Array, now: str) -> None:
+    """The statistics' counters of the games a shard publishes, at the day grain, into
+    its staging (``counters/<table>.parquet``), for the run's roll-up
+    (:mod:`recorder.warehouse`). Counted from the rows as published (ids, and the
+    commit's import time where the log gives no date), a game at a time: the staged
+    tables are in the order of the shard's documents."""
+    from recorder import warehouse
+
+    counters = warehouse.DayCounters()
+    ids = dict(zip(positions.to_pylist(), new_ids.to_pylist(), strict=True))
+    fields = [c for c in warehouse.GAME_FIELDS if c != "id"]
+    facts = {name: _by_position(fs, f"{staging}/{name}.parquet")
+             for name in parquet.FACT_DATASETS}
+    heads: dict[str, tuple[int, list[tuple[Any, ...]]] | None] = {
+        name: next(rows, None) for name, rows in facts.items()}
+    for batch in parquet.iter_batches(fs, f"{staging}/games.parquet", ["id", *fields],
+                                      batch_rows=4096):
+        for pos, *values in parquet.rows_of([batch]):
+            if pos not in ids:
+                continue
+            game = dict(zip(fields, values, strict=True))
+            game.update(id=ids[pos], imported_at=now, played_at=game["started_at"] or now)
+            rows: dict[str, list[tuple[Any, ...]]] = {}
+            for name, group in facts.items():
+                head = heads[name]
+                while head is not None and head[0] < pos:
+                    head = next(group, None)
+                heads[name] = head
+                rows[name] = head[1] if head is not None and head[0] == pos else []
+            counters.add(game, warehouse.facts_of(rows["players"], rows["rounds"],
+                                                  rows["moves"]))
+    warehouse.write_tables(fs, f"{staging}/counters", counters.tables())
+
+
+def _by_position(fs: fsspec.AbstractFileSystem, path: str
+                 ) -> Iterator[tuple[int, list[tuple[Any, ...]]]]:
+    """A staged facts table's rows, a document at a time: (its place in the shard, its
+    rows without the place), in order."""
+    current: int | None = None
+    rows: list[tuple[Any, ...]] = []
+    for batch in parquet.iter_batches(fs, path):
+        for pos, *row in parquet.rows_of([batch]):
+            if pos != current:
+                if current is not None:
+                    yield current, rows
+                current, rows = pos, []
+            rows.append(tuple(row))
+    if current is not None:
+        yield current, rows
 
 
 def _stamped(batch: pa.RecordBatch, now: str) -> pa.RecordBatch:
@@ -1268,6 +1322,8 @@ def _publish(dask: Any, fs: fsspec.AbstractFileSystem, root: str, out: str, kind
                                 for s in todo], retries=2)
         for _ in _gather(dask, futures, lambda _: update(1)):
             pass
+    if kind == "facts":
+        _roll_up(fs, root, shards, commit)
     counts = commit["counts"]
     report.tally.accepted += counts.get("accept", 0)
     report.tally.duplicate += counts.get("duplicate", 0)
@@ -1282,6 +1338,25 @@ def _publish(dask: Any, fs: fsspec.AbstractFileSystem, root: str, out: str, kind
         path = f"{root}/{MANIFEST}/{folder}"
         if fs.exists(path) and not fs.ls(path):
             fs.rm(path, recursive=True)
+
+
+def _roll_up(fs: fsspec.AbstractFileSystem, root: str, shards: Sequence[Shard],
+             commit: dict[str, Any]) -> None:
+    """The run's counters: the day counters its shards staged, summed into one file per
+    counters dataset named after the commit (written again the same, if the run is)."""
+    from recorder import warehouse
+
+    parts: dict[str, list[str]] = {}
+    for shard in shards:
+        folder = f"{root}/{MANIFEST}/staging/{shard.id}/counters"
+        for name in parquet.COUNTERS:
+            path = f"{folder}/{name}.parquet"
+            if fs.exists(path):
+                parts.setdefault(name, []).append(path)
+    spill = str(Path(root) / MANIFEST / "spill") if parquet.is_local(fs) else None
+    if spill is not None:
+        Path(spill).mkdir(parents=True, exist_ok=True)
+    warehouse.roll_up(fs, root, parts, warehouse.run_tag(commit), spill=spill)
 
 
 def _first_refusals(fs: fsspec.AbstractFileSystem, root: str, shards: Sequence[Shard],

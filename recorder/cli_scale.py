@@ -36,16 +36,32 @@ class StoppedRun(click.ClickException):
     exit_code = EXIT_FAILED
 
 
-def require_scale(command: str) -> None:
-    """Stop with one line naming the install when a module of the extra is missing."""
+def missing_scale_module() -> str | None:
+    """The first module of the scale extra that cannot be imported, if any."""
     for name in SCALE_MODULES:
         try:
             found = importlib.util.find_spec(name) is not None
         except (ImportError, ValueError):
             found = False
         if not found or sys.modules.get(name, True) is None:
-            raise MissingExtra(f"{command} needs the scale extra ({name} is missing): "
-                               f"{INSTALL_HINT}")
+            return name
+    return None
+
+
+def scale_missing_message(what: str) -> str | None:
+    """``what needs the scale extra (... is missing): pip install ...``, or None when the
+    extra is installed."""
+    name = missing_scale_module()
+    if name is None:
+        return None
+    return f"{what} needs the scale extra ({name} is missing): {INSTALL_HINT}"
+
+
+def require_scale(command: str) -> None:
+    """Stop with one line naming the install when a module of the extra is missing."""
+    message = scale_missing_message(command)
+    if message is not None:
+        raise MissingExtra(message)
 
 
 def _bars() -> tuple[Callable[..., Any], list[Any]]:

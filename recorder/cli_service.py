@@ -216,8 +216,14 @@ def import_samples(db: Database) -> str | None:
                    "(never in public).")
 @click.option("--samples/--no-samples", default=True, show_default=True,
               help="On first start (a new database), import sample_games/.")
+@click.option("--warehouse", "warehouse", metavar="DIR", envvar="RECORDER_WAREHOUSE",
+              show_envvar=True, default=None,
+              help="Read the statistics (every /api/stats URL and stats page) with DuckDB "
+                   "from the Parquet datasets in DIR, written by 'recorder batch facts' or "
+                   "'recorder export --parquet' (a path or an fsspec URL); the games, "
+                   "replays and uploads stay on the database.")
 def serve_command(host: str, port: int, db_path: Path | None, threads: int, debug: bool,
-                  samples: bool) -> None:
+                  samples: bool, warehouse: str | None) -> None:
     """Run the web service under waitress until Ctrl-C.
 
     Sets everything up: creates the database (with sample_games/ imported on first
@@ -229,9 +235,21 @@ def serve_command(host: str, port: int, db_path: Path | None, threads: int, debu
     Examples:
       recorder serve                                http://127.0.0.1:5000/
       recorder serve --host 0.0.0.0 --port 8080 --threads 8 --db /srv/recorder.db
+      recorder serve --warehouse facts/             the statistics from Parquet
     """
     from webui import create_app  # the web layer is needed only by this command
 
+    if warehouse:
+        from recorder.cli_scale import require_scale
+
+        require_scale("recorder serve --warehouse")
+        from recorder import parquet
+        from recorder.warehouse import WarehouseError, check_folder
+
+        try:  # before the database is made: a folder the pages cannot read changes nothing
+            check_folder(*parquet.filesystem(warehouse), warehouse)
+        except WarehouseError as exc:
+            raise click.ClickException(str(exc)) from exc
     path = storage.resolve_db_path(db_path).resolve()
     first_start = not path.exists()
     with open_db(path) as db:
@@ -242,10 +260,18 @@ def serve_command(host: str, port: int, db_path: Path | None, threads: int, debu
         games = db["games"].count
     # The app (and the reloader's child process) find the file through the environment.
     os.environ[storage.DB_ENVVAR] = str(path)
-    app = create_app()
+    if warehouse:  # the reloader's child process finds it the same way
+        os.environ["RECORDER_WAREHOUSE"] = warehouse
+        try:
+            app = create_app()
+        except WarehouseError as exc:  # the folder is not one the pages can read
+            raise click.ClickException(str(exc)) from exc
+    else:
+        app = create_app()
     server = "Flask's debugger" if debug else f"waitress, {threads} threads"
-    click.echo(f"{games} games in {path}; serving on http://{host}:{port}/ ({server}; "
-               "Ctrl-C stops)", err=True)
+    stats = f"; statistics from the warehouse {warehouse}" if warehouse else ""
+    click.echo(f"{games} games in {path}{stats}; serving on http://{host}:{port}/ "
+               f"({server}; Ctrl-C stops)", err=True)
     if debug:
         app.run(host=host, port=port, debug=True, use_reloader=True)
         return

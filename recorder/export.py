@@ -3,8 +3,11 @@
 ``recorder export --parquet DIR`` moves a single-machine store up to the archive's layout
 (:mod:`recorder.parquet`) without reading the logs again: every ``games``, ``players``,
 ``rounds`` and ``moves`` row as it is stored (ids, import times and all), partitioned by
-preset. ``refused`` is empty: the store keeps no refusals. ``recorder batch facts`` can
-then add games to DIR, known by the same identity as in the store.
+preset. ``refused`` is empty: the store keeps no refusals. The statistics' counters
+(the ``stats_*`` tables) are copied as they are, one file per table
+(:data:`recorder.parquet.COUNTERS`), so that ``recorder serve --warehouse DIR`` answers
+as the store does. ``recorder batch facts`` can then add games to DIR, known by the
+same identity as in the store.
 
 The store is read in id order, a slice of games at a time, and each slice's rows are
 streamed from a cursor into per-preset writers, so memory stays bounded whatever the
@@ -23,7 +26,7 @@ from typing import Any, Final
 
 from sqlite_utils import Database
 
-from recorder import parquet, storage
+from recorder import parquet, storage, warehouse
 from recorder.batch import LAYOUT, MANIFEST
 
 SLICE_GAMES: Final = 2000
@@ -42,6 +45,8 @@ class ExportError(Exception):
 class ExportReport:
     out: str
     rows: dict[str, int]
+    counters: dict[str, int]
+    """Rows of each counters dataset (the store's ``stats_*`` tables)."""
 
 
 def export_parquet(db: Database, out: str, *,
@@ -60,7 +65,7 @@ def export_parquet(db: Database, out: str, *,
         raise ExportError(f"{out} is not empty; export into a new or empty folder")
     fs.makedirs(root, exist_ok=True)
     parquet.write_bytes_atomic(fs, mark, json.dumps({"from": _db_name(db)}).encode())
-    parquet.write_empty_files(fs, root)
+    parquet.write_empty_files(fs, root, counters=True)
     writers = {name: parquet.PartitionedWriter(fs, root, name, TAG, file_rows=FILE_ROWS)
                for name in ("games", *parquet.FACT_DATASETS)}
     try:
@@ -71,11 +76,12 @@ def export_parquet(db: Database, out: str, *,
         for writer in writers.values():
             writer.abort()
         raise
+    counted = _copy_counters(db, fs, root)
     parquet.write_bytes_atomic(fs, state, json.dumps(
         {"layout": LAYOUT, "kind": "facts", "made_by": "export",
          "created": storage.utc_now()}, sort_keys=True).encode())
     fs.rm(mark)
-    return ExportReport(out, {name: w.rows for name, w in writers.items()})
+    return ExportReport(out, {name: w.rows for name, w in writers.items()}, counted)
 
 
 def _db_name(db: Database) -> str:
@@ -117,6 +123,47 @@ def _copy(db: Database, writers: dict[str, parquet.PartitionedWriter],
                     writer.add(presets.get(child[0]), child)
         if progress is not None:
             progress(len(rows))
+
+
+def _copy_counters(db: Database, fs: Any, root: str) -> dict[str, int]:
+    """The store's counter tables, each as one file (``part-export.parquet``) in the order
+    of its primary key (the store's clustering: a range of periods is a few row groups).
+
+    ``stats_people`` gets, as ``name_game``, the store's last game: its names are as of
+    the export, older than those of any game ``recorder batch`` adds afterwards.
+    """
+    last = db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
+    version = storage.counters_version(db)
+    selects = {
+        "stats_people": ("SELECT player, name, games, ? FROM stats_people ORDER BY player",
+                         [last]),
+        "stats_missed": ("SELECT " + ", ".join(parquet.COUNTERS["stats_missed"].names)
+                         + " FROM stats_missed ORDER BY id", []),
+        "stats_games": ("SELECT " + ", ".join(parquet.COUNTERS["stats_games"].names)
+                        + " FROM games ORDER BY id", []),
+        "stats_game_players": (
+            "SELECT " + ", ".join(parquet.COUNTERS["stats_game_players"].names)
+            + " FROM players ORDER BY player_id, game", []),
+    }
+    written: dict[str, int] = {}
+    for name, schema in parquet.COUNTERS.items():
+        path = f"{root}/{name}/part-{TAG}.parquet"
+        with parquet.FileWriter(fs, path, schema) as writer:
+            if name == "stats_meta":
+                writer.write(parquet.table(schema, [("counters", version)]))
+                written[name] = 1
+                continue
+            sql, params = selects.get(name) or (
+                "SELECT " + ", ".join(f"[{c}]" for c in schema.names) + f" FROM [{name}] "
+                "ORDER BY " + ", ".join(f"[{k}]" for k in warehouse.KEYS[name]), [])
+            cursor = db.execute(sql, params)
+            while True:
+                chunk = cursor.fetchmany(FETCH_ROWS)
+                if not chunk:
+                    break
+                writer.write(parquet.table(schema, chunk))
+        written[name] = writer.rows
+    return written
 
 
 def _order(name: str) -> tuple[str, ...]:

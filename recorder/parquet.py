@@ -115,6 +115,42 @@ preset when it has them, the error (code, JSON pointer, message, round and move 
 import reports them), the hash it is known by (its content hash, or for a document that
 could not be parsed the SHA-256 of its bytes), and when it was refused."""
 
+
+
+def _counter_schema(keys: Sequence[str], counters: Sequence[str]) -> pa.Schema:
+    """A counter table's key (``players`` and ``position`` int32, the rest text) and its
+    counters (float64, as SQLite's FLOAT columns)."""
+    return pa.schema([(k, _I32 if k in ("players", "position") else _STR) for k in keys]
+                     + [(c, _F64) for c in counters])
+
+
+COUNTERS: Final[dict[str, pa.Schema]] = {
+    "stats_players": _counter_schema((*storage.AGG_KEY, "player"), storage.PLAYER_COUNTERS),
+    "stats_rounds": _counter_schema(storage.AGG_KEY, storage.ROUND_COUNTERS),
+    "stats_hist": _counter_schema(storage.HIST_KEY, storage.HIST_COUNTERS),
+    "stats_seats": _counter_schema(storage.SEAT_KEY, storage.SEAT_COUNTERS),
+    "stats_missed": pa.schema([
+        ("id", _I64), ("game", _I64), ("round", _I32), ("move", _I32), ("player", _STR),
+        ("variant", _STR), ("frontend", _STR), ("players", _I32), ("day", _STR),
+        ("scored", _F64), ("best", _F64)]),
+    "stats_people": pa.schema([("player", _STR), ("name", _STR), ("games", _I64),
+                               ("name_game", _I64)]),
+    "stats_meta": pa.schema([("key", _STR), ("value", _STR)]),
+    "stats_games": pa.schema([GAMES.field(c) for c in (
+        "id", "game_id", "frontend", "preset", "variant", "player_count", "status",
+        "blocked_rounds", "started_at", "played_at")]),
+    "stats_game_players": pa.schema([PLAYERS.field(c) for c in (
+        "game", "seat", "player_id", "name", "final_score", "won")]),
+}
+"""What the stats pages read (:mod:`recorder.warehouse`): the SQLite store's ``stats_*``
+tables with their columns, and the columns of ``games`` and ``players`` the pages read
+(a player's latest games, the examples' game ids) as ``stats_games`` (sorted by id) and
+``stats_game_players`` (sorted by player and game). ``DIR/<table>/part-<tag>.parquet``,
+not partitioned: a folder holds one file per run that wrote it (where the fact datasets
+hold a file per shard and preset), and a key in several files counts their sum (every
+counter is additive). ``stats_people`` adds ``name_game``, the game its name came from,
+so that the latest name wins across files."""
+
 SCHEMAS: Final[dict[str, pa.Schema]] = {
     "games": GAMES, "players": PLAYERS, "rounds": ROUNDS, "moves": MOVES,
     "refused": REFUSED,
@@ -315,10 +351,16 @@ class PartitionedWriter:
             writer.abort()
 
 
-def write_empty_files(fs: fsspec.AbstractFileSystem, root: str) -> None:
-    """The zero-row file of each dataset, so an empty dataset reads with its types."""
-    for name, schema in SCHEMAS.items():
-        path = f"{root}/{name}/{partition_name(None)}/{EMPTY_FILE}"
+def write_empty_files(fs: fsspec.AbstractFileSystem, root: str, *,
+                      counters: bool = False) -> None:
+    """The zero-row file of each dataset (and with ``counters``, of each counters
+    dataset), so an empty dataset reads with its types."""
+    paths = {f"{root}/{name}/{partition_name(None)}/{EMPTY_FILE}": schema
+             for name, schema in SCHEMAS.items()}
+    if counters:
+        paths.update({f"{root}/{name}/{EMPTY_FILE}": schema
+                      for name, schema in COUNTERS.items()})
+    for path, schema in paths.items():
         if not fs.exists(path):
             with FileWriter(fs, path, schema) as writer:
                 writer.write(table(schema, []))

@@ -12,17 +12,17 @@ games list, the statistics' counters, a player's games, the missed-bonus example
 comparison of two variants) say the same thing the same way.
 
 What differs between SQL engines is in a :class:`Dialect`, one object per engine: the
-statistics are to be asked of DuckDB over Parquet files with the same tables and columns,
-and a second dialect (``ILIKE`` where SQLite's ``LIKE`` already ignores case, ...) is then
-all that changes, not the questions. A :class:`Backend` runs the SQL: SQLite's wraps a
-``sqlite_utils.Database``.
+statistics are asked of SQLite (:data:`SQLITE`) and of DuckDB over the Parquet datasets
+(:data:`DUCKDB`, :mod:`recorder.warehouse`) with the same tables and columns, and the
+dialect is all that changes, not the questions. A :class:`Backend` runs the SQL:
+SQLite's wraps a ``sqlite_utils.Database``, the warehouse's a DuckDB connection.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 # ---------------------------------------------------------------------------------------
 # Dialects.
@@ -31,12 +31,16 @@ from typing import Any, Protocol
 class Dialect:
     """SQL as SQLite writes it; another engine overrides what it writes differently.
 
-    DuckDB, for one, would override :meth:`contains` (its ``LIKE`` is case-sensitive:
-    ``ILIKE``). Identifiers in double quotes, ``?`` parameters, ``substr``, ``IN`` lists
-    and ``SUM`` are standard and shared.
+    Identifiers in double quotes, ``?`` parameters, ``substr``, ``IN`` lists, ``SUM``,
+    ``LIMIT ?`` and ``LEFT JOIN`` are standard and shared; :class:`DuckDBDialect` says
+    the rest DuckDB's way.
     """
 
     name = "sqlite"
+    ranges_in_one_scan = False
+    """Whether a sum over several ranges of periods is best asked as one query that reads
+    every range at once: not in SQLite, where each range is a read of the counters'
+    clustered key, and a condition of several ranges may read the whole table."""
 
     def quote(self, identifier: str) -> str:
         """A column or table name as an identifier (any character, quotes doubled)."""
@@ -62,14 +66,51 @@ class Dialect:
 
 SQLITE = Dialect()
 
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+class DuckDBDialect(Dialect):
+    """SQL as DuckDB writes it, giving the answers SQLite gives.
+
+    DuckDB's ``LIKE`` heeds case and its ``ILIKE`` folds every letter, where SQLite's
+    ``LIKE`` folds ASCII letters only (``É`` and ``é`` differ there): so both sides
+    have their ASCII letters folded, and nothing else. ``prefix`` is DuckDB's own test
+    of a beginning, which it can also check against a file's statistics. A sum over
+    several ranges of periods is one query (:attr:`ranges_in_one_scan`).
+    """
+
+    name = "duckdb"
+    ranges_in_one_scan = True
+    """DuckDB reads the files of a table at every query: one query, one read of them."""
+
+    def contains(self, expr: str, text: str) -> tuple[str, list[Any]]:
+        fold = f"translate({expr}, '{_UPPER}', '{_UPPER.lower()}')"
+        return f"{fold} LIKE ? ESCAPE '\\'", ["%" + like_escape(_ascii_lower(text)) + "%"]
+
+    def starts_with(self, expr: str, text: str) -> tuple[str, list[Any]]:
+        return f"prefix({expr}, ?)", [text]
+
+
+DUCKDB = DuckDBDialect()
+
+
+def _ascii_lower(text: str) -> str:
+    """``text`` with its ASCII letters in lower case, every other character as it is."""
+    return text.translate(str.maketrans(_UPPER, _UPPER.lower()))
+
 
 def like_escape(text: str) -> str:
     """``text`` matched literally inside a LIKE pattern (escape character ``\\``)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+@runtime_checkable
 class Backend(Protocol):
-    """What the statistics need of a database: its dialect, and rows for a query."""
+    """What the statistics need of a database: its dialect, and rows for a query.
+
+    The tables the statistics read are those of the SQLite store (``stats_*``, ``games``,
+    ``players``) under the same names and columns, whichever engine answers.
+    """
 
     dialect: Dialect
 
@@ -86,6 +127,16 @@ class SQLiteBackend:
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> Iterable[Sequence[Any]]:
         return self.db.execute(sql, list(params))
+
+
+def backend_of(source: Any) -> Backend:
+    """``source`` as a :class:`Backend`: itself if it is one, else a SQLite database."""
+    return source if isinstance(source, Backend) else SQLiteBackend(source)
+
+
+def first_row(backend: Backend, sql: str, params: Sequence[Any] = ()) -> Sequence[Any] | None:
+    """The first row a query gives (None when it gives none)."""
+    return next(iter(backend.rows(sql, params)), None)
 
 
 # ---------------------------------------------------------------------------------------

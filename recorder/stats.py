@@ -461,6 +461,10 @@ class Accumulator:
     seats: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
     missed: list[tuple[Any, ...]] = field(default_factory=list)
     people: dict[str, tuple[str | None, int]] = field(default_factory=dict)
+    grains: Callable[[str], tuple[tuple[str, str], ...]] = field(default=_grains, repr=False)
+    """The (grain, period) rows a game's day adds to: all three for the store; the day's
+    alone where the other grains are summed from the days afterwards (the warehouse)."""
+
     removed: bool = False
     """Whether a game's contribution was taken out (:meth:`remove`): rows left at zero
     are then deleted after the flush, so that no list shows a player with no games."""
@@ -476,7 +480,7 @@ class Accumulator:
         def signed(row: Sequence[float]) -> Sequence[float]:
             return row if sign == 1.0 else [sign * v for v in row]
 
-        for grain, period in _grains(c.day):
+        for grain, period in self.grains(c.day):
             key = (grain, period, *base)
             merge_into(self.rounds, key, signed(c.round_row))
             for pid, row in c.player_rows.items():
@@ -490,8 +494,11 @@ class Accumulator:
                 self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
                                     c.day, scored, best))
         for pid, name in c.people:
-            _, games = self.people.get(pid, (None, 0))
-            self.people[pid] = (name, games + (1 if sign > 0 else -1))
+            # the latest name given: a later game without one keeps it (as the table's
+            # upsert does across batches, so the name is the same whatever the batches)
+            known, games = self.people.get(pid, (None, 0))
+            self.people[pid] = (name if name is not None else known,
+                                games + (1 if sign > 0 else -1))
 
     def remove(self, game_pk: int, c: Contribution | None) -> None:
         """Take a stored game's contribution out again (a game replaced by its
@@ -740,18 +747,22 @@ def periods(since: str | None, until: str | None) -> list[tuple[str, str, str, i
 
 @dataclass
 class Reader:
-    """Sums of counter rows under one filter, asked through a :class:`query.Backend`."""
+    """Sums of counter rows under one filter, asked through a :class:`query.Backend`.
 
-    db: Database
+    ``db`` is the SQLite store (a ``sqlite_utils.Database``) or any backend, such as the
+    warehouse's DuckDB over Parquet (:mod:`recorder.warehouse`): the same questions.
+    """
+
+    db: Database | query.Backend
     flt: StatsFilter
     backend: query.Backend = field(init=False)
 
     def __post_init__(self) -> None:
-        self.backend = query.SQLiteBackend(self.db)
+        self.backend = query.backend_of(self.db)
 
     def with_filter(self, flt: StatsFilter) -> Reader:
         """A reader of the same database under another filter."""
-        return Reader(self.db, flt)
+        return Reader(self.backend, flt)
 
     def variants(self) -> list[str]:
         rows = self.backend.rows(
@@ -785,19 +796,31 @@ class Reader:
         ranges = periods(self.flt.since, self.flt.until)
         if by_month and ranges == [("all", "", "", 1)]:
             ranges = [("month", "", "9999-12", 1)]
-        q = self.backend.dialect.quote
+        dialect = self.backend.dialect
+        q = dialect.quote
         out: dict[tuple[Any, ...], list[float]] = {}
-        cols = ", ".join(f"SUM({q(c)})" for c in columns)
         keys = [*(["substr(period, 1, 7)"] if by_month else []), *(q(g) for g in group)]
-        for grain, lo, hi, sign in ranges:
+        grouped = " GROUP BY " + ", ".join(keys) if keys else ""
+        if dialect.ranges_in_one_scan and len(ranges) > 1:
+            # one pass over the rows of every range, each row weighed by its range's sign
+            span = "grain = ? AND period BETWEEN ? AND ?"
+            weight = "CASE " + " ".join(f"WHEN {span} THEN ?" for _ in ranges) + " END"
+            spans = [v for grain, lo, hi, _ in ranges for v in (grain, lo, hi)]
+            signs = [v for grain, lo, hi, sign in ranges for v in (grain, lo, hi, sign)]
+            cols = ", ".join(f"SUM({q(c)} * w)" for c in columns)
+            sql = (f"SELECT {', '.join([*keys, cols])} FROM (SELECT *, {weight} AS w "
+                   f"FROM {q(table)} WHERE ({' OR '.join(f'({span})' for _ in ranges)}) "
+                   f"AND {where}) AS ranged{grouped}")
+            queries = [(sql, [*signs, *spans, *params], 1)]
+        else:  # a read of the clustered key per range
+            cols = ", ".join(f"SUM({q(c)})" for c in columns)
             sql = (f"SELECT {', '.join([*keys, cols])} FROM {q(table)} "
-                   f"WHERE grain = ? AND period BETWEEN ? AND ? AND {where}")
-            if keys:
-                sql += " GROUP BY " + ", ".join(keys)
-            for row in self.backend.rows(sql, [grain, lo, hi, *params]):
+                   f"WHERE grain = ? AND period BETWEEN ? AND ? AND {where}{grouped}")
+            queries = [(sql, [grain, lo, hi, *params], sign) for grain, lo, hi, sign in ranges]
+        for sql, values, sign in queries:
+            for row in self.backend.rows(sql, values):
                 key = tuple(row[:len(keys)])
-                vals = [sign * (v or 0) for v in row[len(keys):]]
-                merge_into(out, key, vals)
+                merge_into(out, key, [sign * (v or 0) for v in row[len(keys):]])
         if len(ranges) > 1:  # what a subtraction left at nothing was not in the range
             out = {k: v for k, v in out.items() if any(abs(x) > 1e-9 for x in v)}
         return out
@@ -843,15 +866,25 @@ def quantile(values: Sequence[float], q: float) -> float | None:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def names(db: Database, ids: Iterable[str]) -> dict[str, str | None]:
+def counters_version(db: Database | query.Backend) -> str:
+    """The definitions the counters a backend holds follow (:func:`storage.counters_version`
+    for the SQLite store; the warehouse keeps the same ``stats_meta`` table)."""
+    backend = query.backend_of(db)
+    if isinstance(backend, query.SQLiteBackend):
+        return storage.counters_version(backend.db)
+    row = query.first_row(backend, "SELECT value FROM stats_meta WHERE key = 'counters'")
+    return "1" if row is None else str(row[0])
+
+
+def names(db: Database | query.Backend, ids: Iterable[str]) -> dict[str, str | None]:
     """Each player's latest name, from the small table the import keeps."""
+    backend = query.backend_of(db)
     wanted = list(ids)
     out: dict[str, str | None] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start:start + 500]
-        rows = db.execute(
-            f"SELECT player, name FROM stats_people WHERE player IN "
-            f"({', '.join('?' for _ in chunk)})", chunk).fetchall()
+        sql, params = backend.dialect.one_of("player", chunk)
+        rows = backend.rows(f"SELECT player, name FROM stats_people WHERE {sql}", params)
         out.update({r[0]: r[1] for r in rows})
     return out
 

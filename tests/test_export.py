@@ -59,8 +59,13 @@ def test_export_writes_every_row_of_the_store(store: tuple[Path, list[str]],
     assert result.exit_code == 0, result.output
     _same_as_store(tmp_path / "out", db)
     assert parquet_rows(tmp_path / "out", "refused", ["code"]) == []
-    names = {p.name for p in (tmp_path / "out").rglob("*.parquet")}
+    names = {p.name for name in parquet.DATASETS
+             for p in (tmp_path / "out" / name).rglob("*.parquet")}
     assert names == {"part-export-00000.parquet", parquet.EMPTY_FILE}
+    counters = {p.relative_to(tmp_path / "out").as_posix() for name in parquet.COUNTERS
+                for p in (tmp_path / "out" / name).rglob("*.parquet")}
+    assert counters == {f"{name}/{part}" for name in parquet.COUNTERS
+                        for part in ("part-export.parquet", parquet.EMPTY_FILE)}
     presets = {p.name for p in (tmp_path / "out" / "games").iterdir()}
     assert presets >= {"preset=classic", "preset=spilop", "preset=kozel", "preset=italian"}
     state = json.loads((tmp_path / "out" / batch.MANIFEST / "state.json").read_text())

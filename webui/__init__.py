@@ -6,8 +6,10 @@
 
 Configuration, lowest precedence first: the defaults below and the limits'
 (``webui.limits.DEFAULTS``), ``instance/config.py``, then ``RECORDER_*`` environment
-variables (``RECORDER_DB``, ``RECORDER_READS_NEED_TOKEN`` and the limits' own, such as
-``RECORDER_MAX_CONTENT_LENGTH``); ``test_config`` replaces the file and the environment.
+variables (``RECORDER_DB``, ``RECORDER_WAREHOUSE``, ``RECORDER_READS_NEED_TOKEN`` and the
+limits' own, such as ``RECORDER_MAX_CONTENT_LENGTH``); ``test_config`` replaces the file
+and the environment. ``WAREHOUSE`` (a folder of Parquet datasets) makes the statistics
+read it with DuckDB (:mod:`recorder.warehouse`); everything else stays on SQLite.
 """
 
 from __future__ import annotations
@@ -84,6 +86,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.from_mapping(
         DATABASE=str(storage.default_db_path()),
+        WAREHOUSE=None,  # a folder of Parquet datasets the statistics are read from
+        WAREHOUSE_MEMORY="1GB",  # what DuckDB may hold in memory for them
         READS_NEED_TOKEN=False,
         PAGE_SIZE=50,
         MAX_PAGE_SIZE=1000,
@@ -96,6 +100,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config.from_pyfile("config.py", silent=True)
         if os.environ.get(storage.DB_ENVVAR):
             app.config["DATABASE"] = os.environ[storage.DB_ENVVAR]
+        for key in ("WAREHOUSE", "WAREHOUSE_MEMORY"):
+            if os.environ.get(f"RECORDER_{key}"):
+                app.config[key] = os.environ[f"RECORDER_{key}"]
         limits.from_environment(app)
         reads = _env_flag("RECORDER_READS_NEED_TOKEN")
         if reads is not None:

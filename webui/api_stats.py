@@ -3,6 +3,10 @@
 Every URL answers from the aggregates ``recorder.stats`` keeps at import (sums of a
 few hundred rows at most), never from a scan of the moves. The filters are the same on
 every URL and are checked: a bad one is a 400 error envelope that names it.
+
+The questions are asked of a :class:`recorder.query.Backend`: the SQLite store, or with
+a warehouse configured (``recorder serve --warehouse DIR``) DuckDB over its Parquet
+datasets, which holds the same tables (:mod:`recorder.warehouse`); the SQL is the same.
 A figure that only some rules can make (a bonus) is counted over the variants whose rules
 make it, and the answer says which (``scope``). See docs/stats.md for every field.
 """
@@ -19,7 +23,7 @@ from flask import Blueprint, Response, request
 from recorder import figures, query, stats, storage
 from recorder.stats import METRICS, Reader, StatsFilter
 from webui.api import _integer, _moment, envelope, fail, frontend_filter
-from webui.db import get_db
+from webui.db import get_stats
 
 bp = Blueprint("api_stats", __name__, url_prefix="/api/stats")
 
@@ -145,14 +149,15 @@ def missed_moment_url(game: int, round_no: int, move: int) -> str:
 def index() -> Response:
     """The URLs, the values each filter can take, and the definitions of every figure."""
     stats_filter()
-    db = get_db()
+    db = get_stats()
     reader = Reader(db, StatsFilter())
     variants = reader.variants()
-    rows = db.execute(
-        "SELECT DISTINCT frontend, players FROM stats_rounds WHERE grain = 'all'").fetchall()
-    days = db.execute(
-        "SELECT min(period), max(period) FROM stats_rounds WHERE grain = 'day'").fetchone()
-    version = storage.counters_version(db)
+    rows = list(db.rows(
+        "SELECT DISTINCT frontend, players FROM stats_rounds WHERE grain = 'all'"))
+    days = query.first_row(
+        db, "SELECT min(period), max(period) FROM stats_rounds WHERE grain = 'day'") \
+        or (None, None)
+    version = stats.counters_version(db)
     return envelope({
         "endpoints": [{"url": url, "title": title, "description": text,
                        "needs": NEEDS.get(url)} for url, title, text in ENDPOINTS],
@@ -205,7 +210,7 @@ def bonus() -> Response:
     score one, and counting them would only dilute the share.
     """
     flt = stats_filter()
-    db = get_db()
+    db = get_stats()
     reader = Reader(db, flt)
     # one read of the player rows, rolled up here five ways
     cols = ("plays", "bonus_plays", "bonus_points", "missed_n", "missed_points", "chance_n",
@@ -270,14 +275,16 @@ def bonus() -> Response:
     })
 
 
-def _missed_examples(db: Any, flt: StatsFilter) -> list[dict[str, Any]]:
+def _missed_examples(db: query.Backend, flt: StatsFilter) -> list[dict[str, Any]]:
     """The latest kept missed-bonus moments under the filters, with their replay links."""
-    where, params = query.where(flt, query.MISSED)
-    rows = db.execute(
+    where, params = query.where(flt, query.MISSED, db.dialect)
+    # the latest moments first, then their names and game ids: the joins read a few rows
+    # (over Parquet, a join before the limit would read every game)
+    rows = db.rows(
         "SELECT m.game, m.round, m.move, m.player, p.name, m.scored, m.best, g.game_id "
-        "FROM stats_missed m LEFT JOIN stats_people p ON p.player = m.player "
-        f"LEFT JOIN games g ON g.id = m.game WHERE {where} "
-        "ORDER BY m.id DESC LIMIT ?", [*params, EXAMPLES]).fetchall()
+        f"FROM (SELECT * FROM stats_missed m WHERE {where} ORDER BY m.id DESC LIMIT ?) m "
+        "LEFT JOIN stats_people p ON p.player = m.player "
+        "LEFT JOIN games g ON g.id = m.game ORDER BY m.id DESC", [*params, EXAMPLES])
     return [{"game": g, "game_id": game_id, "round": r, "move": m, "player": pid,
              "name": name, "scored": _num(scored), "best": _num(best),
              "url": missed_moment_url(g, r, m)}
@@ -288,7 +295,7 @@ def _missed_examples(db: Any, flt: StatsFilter) -> list[dict[str, Any]]:
 def blocked() -> Response:
     """How often rounds end blocked, under which rules, when, by how much, by whom."""
     flt = stats_filter()
-    db = get_db()
+    db = get_stats()
     reader = Reader(db, flt)
     if flt.player is None:  # every round once; with a player, the rounds of their games
         table, cols = "stats_rounds", ("rounds", "blocked")
@@ -352,7 +359,7 @@ def _month_last(period: str) -> str:
 def variants() -> Response:
     """Every variant under the filters with the figures a designer reads first."""
     flt = stats_filter()
-    table = figures.variant_figures(Reader(get_db(), flt))
+    table = figures.variant_figures(Reader(get_stats(), flt))
     keys = ("domino_share", "blocked_share", "target_share", "round_moves", "game_rounds",
             "game_moves", "first_round_wins", "first_game_wins", "points_per_round",
             "bonus_share")
@@ -378,7 +385,7 @@ def compare() -> Response:
              "(a=classic&b=classic draw=one)")
     if a == b:
         fail(400, "query/invalid", f"a and b are the same variant ({a!r}); name two")
-    db = get_db()
+    db = get_stats()
     reader = Reader(db, flt)
     known = set(reader.variants())
     for name, key in (("a", a), ("b", b)):
@@ -396,7 +403,7 @@ def compare() -> Response:
 def players() -> Response:
     """Every player's metrics (value null where the sample is below the metric's minimum)."""
     flt = stats_filter()
-    db = get_db()
+    db = get_stats()
     table = stats.player_metrics(Reader(db, flt))
     who = stats.names(db, table)
     rows = [
@@ -424,12 +431,12 @@ def people() -> Response:
         fail(400, "query/invalid", "q must not be empty: a part of a player's name or id")
     if len(text) > SEARCH_MAX:
         fail(400, "query/invalid", f"q must be at most {SEARCH_MAX} characters")
-    dialect = query.SQLITE
-    by_id, id_params = dialect.contains("player", text)
-    by_name, name_params = dialect.contains("name", text)
-    rows = get_db().execute(
+    db = get_stats()
+    by_id, id_params = db.dialect.contains("player", text)
+    by_name, name_params = db.dialect.contains("name", text)
+    rows = db.rows(
         f"SELECT player, name, games FROM stats_people WHERE {by_id} OR {by_name} "
-        "ORDER BY games DESC, player LIMIT ?", [*id_params, *name_params, PEOPLE]).fetchall()
+        "ORDER BY games DESC, player LIMIT ?", [*id_params, *name_params, PEOPLE])
     return envelope({"q": text, "limit": PEOPLE,
                      "players": [{"id": pid, "name": name, "games": games}
                                  for pid, name, games in rows]})
@@ -443,7 +450,7 @@ def player(player_id: str) -> Response:
     if flt.player is not None and flt.player != player_id:
         fail(400, "query/invalid",
              f"player is {player_id!r} in the address and {flt.player!r} in the query")
-    db = get_db()
+    db = get_stats()
     flt = flt.but(player=None)
     name = stats.names(db, [player_id]).get(player_id)
     by_kind = Reader(db, flt.but(player=player_id)).sums(
@@ -567,7 +574,8 @@ def _history_variants(history: Sequence[Mapping[str, Any]]) -> list[dict[str, An
     return out
 
 
-def _player_games(db: Any, player_id: str, flt: StatsFilter) -> list[dict[str, Any]]:
+def _player_games(db: query.Backend, player_id: str, flt: StatsFilter
+                  ) -> list[dict[str, Any]]:
     """The player's latest stored games under the filters, newest played first.
 
     The window is the last ``HISTORY`` games stored (a range of the index on the player's
@@ -576,13 +584,25 @@ def _player_games(db: Any, player_id: str, flt: StatsFilter) -> list[dict[str, A
     order it was stored in. Sorting all of a player's games by date instead would read
     every one of their rows.
     """
-    where, params = query.where(flt.but(player=None), query.games_as("g"))
-    rows = db.execute(
-        "SELECT g.id, g.game_id, g.played_at, g.started_at, g.preset, g.variant, "
-        "g.player_count, p.final_score, p.won, g.status FROM players p "
-        f"JOIN games g ON g.id = p.game WHERE p.player_id = ? AND {where} "
-        "ORDER BY p.game DESC LIMIT ?", [player_id, *params, HISTORY]
-    ).fetchall()
+    where, params = query.where(flt.but(player=None), query.games_as("g"), db.dialect)
+    sql = ("SELECT g.id, g.game_id, g.played_at, g.started_at, g.preset, g.variant, "
+           "g.player_count, p.final_score, p.won, g.status FROM players p "
+           "CROSS JOIN games g WHERE g.id = p.game AND p.player_id = ? AND p.game >= ? "
+           f"AND {where} "
+           "ORDER BY p.game DESC LIMIT ?")
+    # The latest games first: the join reads the games from the player's K-th latest on,
+    # K growing until HISTORY games pass the filters (or every game is read). Over
+    # Parquet, the join of all of a player's games read every game's row; on SQLite each
+    # pass is a range of the index.
+    window = HISTORY * 10
+    while True:
+        bound = query.first_row(
+            db, "SELECT game FROM players WHERE player_id = ? ORDER BY game DESC "
+                "LIMIT 1 OFFSET ?", [player_id, window - 1])
+        rows = list(db.rows(sql, [player_id, bound[0] if bound else 0, *params, HISTORY]))
+        if bound is None or len(rows) >= HISTORY:
+            break
+        window *= 10
     games = [{"game": gid, "game_id": game_id, "title": game_id or f"Game #{gid}",
               "date": played, "played_at": played or "", "dated": started is not None,
               "preset": preset, "variant": variant or preset, "players": count,

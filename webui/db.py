@@ -3,6 +3,10 @@
 One connection per request (on ``flask.g``) rather than one per process: SQLite
 connections are cheap to open, must not be shared between threads, and a short-lived
 connection never holds a WAL snapshot longer than the request that needs it.
+
+The statistics ask :func:`get_stats`: the same connection, or, when the app is given a
+warehouse (``WAREHOUSE``, ``RECORDER_WAREHOUSE``), the app's one DuckDB database over
+the Parquet datasets (:mod:`recorder.warehouse`), opened with the app.
 """
 
 from __future__ import annotations
@@ -10,7 +14,10 @@ from __future__ import annotations
 from flask import Flask, current_app, g
 from sqlite_utils import Database
 
-from recorder import storage
+from recorder import query, storage
+
+WAREHOUSE_KEY = "recorder.warehouse"
+"""Where the app keeps its warehouse (``app.extensions``), when it has one."""
 
 
 def get_db() -> Database:
@@ -21,6 +28,16 @@ def get_db() -> Database:
     return db
 
 
+def get_stats() -> query.Backend:
+    """What this request's statistics are read from: the warehouse if the app has one,
+    else the SQLite store."""
+    warehouse = current_app.extensions.get(WAREHOUSE_KEY)
+    if warehouse is not None:
+        backend: query.Backend = warehouse
+        return backend
+    return query.SQLiteBackend(get_db())
+
+
 def close_db(_exc: BaseException | None = None) -> None:
     """Close the request's connection, if it opened one."""
     db: Database | None = g.pop("db", None)
@@ -29,6 +46,18 @@ def close_db(_exc: BaseException | None = None) -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Bring the file's schema up to date once, and close connections after each request."""
+    """Bring the file's schema up to date once, open the warehouse if one is configured,
+    and close connections after each request."""
     storage.connect(app.config["DATABASE"], migrate=True).close()
+    if app.config.get("WAREHOUSE"):
+        from recorder.cli_scale import scale_missing_message
+
+        missing = scale_missing_message("WAREHOUSE (RECORDER_WAREHOUSE, --warehouse)")
+        if missing is not None:
+            raise RuntimeError(missing)
+        from recorder.warehouse import open_warehouse
+
+        app.extensions[WAREHOUSE_KEY] = open_warehouse(
+            str(app.config["WAREHOUSE"]),
+            memory_limit=str(app.config.get("WAREHOUSE_MEMORY") or "1GB"))
     app.teardown_appcontext(close_db)
