@@ -336,6 +336,18 @@ def form_bomb(srv: Server, own: str) -> None:
            "40 s CPU", r, r[0] < 500 and r[3] < 5)
 
 
+def forged_addresses(srv: Server) -> None:
+    """The replay limit (30 a minute) counted by a forged X-Forwarded-For would be no limit."""
+    refused = 0
+    for i in range(40):
+        r = srv.request("POST", "/api/frames", line(SAMPLE),
+                        {"X-Forwarded-For": f"10.0.{i // 250}.{i % 250}",
+                         "Forwarded": f"for=10.1.0.{i}", "X-Real-IP": f"10.2.0.{i}"})
+        refused += r[0] == 429
+    ROWS.append(Row("40 replays, each with a new forged X-Forwarded-For", "(variation)",
+                    f"{refused} answered 429", refused >= 10))
+
+
 def slow_body(srv: Server) -> None:
     """A body sent one byte a second: does it hold a thread for long?"""
     sock = socket.create_connection(("127.0.0.1", srv.port), 30)
@@ -393,6 +405,7 @@ def main() -> int:
             variations(srv, upload, own)
             if not args.quick:
                 form_bomb(srv, own)
+                forged_addresses(srv)
                 slow_body(srv)
         finally:
             srv.stop()
