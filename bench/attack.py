@@ -213,6 +213,23 @@ def issue_findings(srv: Server, upload: str, own: str) -> None:
     ROWS.append(Row("one game as trailing space / U+2010 / fullwidth L / frontend's case",
                     "5 copies stored", f"{stored} of {len(same)} stored as new games",
                     stored == 1))
+    twin = game(9)
+    del twin["result"]["scores"]
+    r = srv.request("POST", "/api/games", line(twin), auth)
+    twin["rounds"][0]["moves"][0]["ms"] = float(twin["rounds"][0]["moves"][0]["ms"])
+    twin["result"]["scores"] = None
+    r = srv.request("POST", "/api/games", line(twin), auth)
+    record("twin with ms: 233.0 and scores: null", "game/conflict", r,
+           _report_code(r[1]) == "duplicate", f" {_report_code(r[1])}")
+    partial = game(10)
+    partial["rounds"] = partial["rounds"][:1]
+    partial["rounds"][0]["moves"] = partial["rounds"][0]["moves"][:5]
+    partial.pop("result", None)
+    first = srv.request("POST", "/api/games", line(partial), auth)
+    r = srv.request("POST", "/api/games", line(game(10)), auth)
+    record("unfinished game, then its whole", "game/conflict", r,
+           _report_code(first[1]) == "accepted" and _report_code(r[1]) == "superseded",
+           f" {_report_code(first[1])}, then {_report_code(r[1])}")
     for gid in ("\u202egnp.exe", "   "):
         r = srv.request("POST", "/api/games", line(game(4, game_id=gid)), auth)
         record(f"game_id {gid!r}", "stored", r, _report_code(r[1]) not in {"accepted", "-"},
@@ -348,6 +365,30 @@ def forged_addresses(srv: Server) -> None:
                     f"{refused} answered 429", refused >= 10))
 
 
+def chunked_body(srv: Server) -> None:
+    """40 MiB sent chunked (no Content-Length) with no token: stopped at the body limit?"""
+    sock = socket.create_connection(("127.0.0.1", srv.port), 30)
+    sock.sendall(b"POST /api/frames HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+    chunk = b"%x\r\n" % MiB + b" " * MiB + b"\r\n"
+    sent = 0
+    try:
+        for _ in range(40):
+            sock.sendall(chunk)
+            sent += MiB
+        sock.sendall(b"0\r\n\r\n")
+    except OSError:
+        pass
+    sock.settimeout(30)
+    try:
+        head = sock.recv(200).split(b"\r\n", 1)[0]
+    except OSError:
+        head = b""
+    sock.close()
+    status = int(head.split()[1]) if head.startswith(b"HTTP/") else 0
+    ROWS.append(Row("40 MiB chunked body, no token", "(variation)",
+                    f"{status} after {sent / MiB:.0f} MiB sent", status == 413))
+
+
 def slow_body(srv: Server) -> None:
     """A body sent one byte a second: does it hold a thread for long?"""
     sock = socket.create_connection(("127.0.0.1", srv.port), 30)
@@ -406,6 +447,7 @@ def main() -> int:
             if not args.quick:
                 form_bomb(srv, own)
                 forged_addresses(srv)
+                chunked_body(srv)
                 slow_body(srv)
         finally:
             srv.stop()
