@@ -9,6 +9,7 @@ findings did not list follow (open redirects, header injection, huge numbers els
 
     .venv/bin/python bench/attack.py            # all, about a minute on an idle machine
     .venv/bin/python bench/attack.py --quick    # skips the slow-body and CLI bombs
+    .venv/bin/python bench/attack.py --sweep    # and every GET address, hostile parameters
 
 Linux only (reads ``/proc``). Exit 1 when an attack is not held.
 """
@@ -416,6 +417,42 @@ def idle_connections(srv: Server) -> None:
                     f"{answer} (the proxy's job: docs/service.md)", True, "proxy"))
 
 
+SWEEP_VALUES = ["99999999999999999999999", "-1", "1e400", "%E2%80%AE", "%00", "%ff",
+                "0001-01-01T00:00:00%2B01:00", "x" * 3000, "nan"]
+SWEEP_PARAMS = ["since", "until", "limit", "cursor", "after", "page", "player", "variant",
+                "rule", "preset", "frontend", "status", "blocked", "order", "format", "index",
+                "round", "a", "b", "q", "next", "by", "seat", "group", "min_games", "level"]
+
+
+def sweep(folder: Path) -> None:
+    """Every GET address of the app, its path parts and each of a list of parameters
+    given each hostile value, on a server with a few games and no rate limit: no 5xx."""
+    srv = Server(folder, {"RECORDER_RATELIMIT_ENABLED": "0"})
+    try:
+        own = srv.token("simulator", "--scope", "upload", "--frontend", "recorder-simulate")
+        srv.request("POST", "/api/games", b"".join(line(game(i)) for i in range(4)),
+                    {"Authorization": f"Bearer {own}"})
+        from webui import create_app  # the rules the server serves, read from the app
+
+        os.environ["RECORDER_DB"] = str(srv.db)
+        rules = [r.rule for r in create_app().url_map.iter_rules()
+                 if "GET" in (r.methods or ()) and not r.rule.startswith("/static")]
+        sent = failed = 0
+        for rule in rules:
+            for part in ("1", *SWEEP_VALUES[:3]):
+                path = "".join(part if i % 2 else piece for i, piece in
+                               enumerate(rule.replace(">", "<").split("<")))
+                for name in SWEEP_PARAMS:
+                    for value in SWEEP_VALUES:
+                        sent += 1
+                        failed += srv.request("GET", f"{path}?{name}={value}")[0] >= 500
+        ROWS.append(Row(f"sweep: {len(rules)} GET addresses x parameters x hostile values",
+                        "(variation)", f"{sent:,} requests, {failed} answered 5xx",
+                        failed == 0))
+    finally:
+        srv.stop()
+
+
 def slow_body(srv: Server) -> None:
     """A body sent one byte a second: does it hold a thread for long?"""
     sock = socket.create_connection(("127.0.0.1", srv.port), 30)
@@ -461,6 +498,8 @@ def cli_bomb(folder: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="skip the slow body and CLI bomb")
+    parser.add_argument("--sweep", action="store_true",
+                        help="also every GET address with hostile parameters (minutes)")
     args = parser.parse_args()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     with tempfile.TemporaryDirectory() as tmp:
@@ -484,6 +523,10 @@ def main() -> int:
         reads_need_token(other)
         if not args.quick:
             cli_bomb(folder)
+        if args.sweep:
+            swept = folder / "sweep"
+            swept.mkdir()
+            sweep(swept)
     width = max(len(r.attack) for r in ROWS)
     for r in ROWS:
         verdict = r.verdict or ("held" if r.held else "NOT HELD")
