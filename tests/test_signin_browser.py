@@ -129,6 +129,19 @@ def test_sign_in_refuses_what_may_not_read_and_what_another_site_sends(
         assert (status, headers["location"]) == (302, "/"), target
 
 
+def test_a_next_with_control_characters_is_sent_home_not_answered_500(
+        site: dict[str, Any]) -> None:
+    """A line break in ``next`` would split the Location header: Werkzeug refuses to write
+    it, so the sign-in answered 500 after the token was accepted. Any control character
+    (a browser drops tabs and line breaks, so ``/\t/evil.example`` is ``//evil.example``)
+    sends the reader home instead."""
+    for target in ("/\r\nSet-Cookie: x=1", "/games\n", "/\t/evil.example", "/\x00x",
+                   "/games\u2028x"):
+        status, headers, _ = sign_in(site, site["reader"], next_=target)
+        assert (status, headers["location"]) == (302, "/"), repr(target)
+        assert "set-cookie" in headers, repr(target)
+
+
 @pytest.mark.browser
 def test_a_reader_signs_in_once_and_every_page_works(
         browser: Any, site: dict[str, Any], tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ they hold no games.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -106,10 +107,21 @@ def _here() -> str:
     return request.path + (f"?{query}" if query else "")
 
 
+_NOT_IN_A_PATH = frozenset({"Cc", "Cf", "Zl", "Zp"})
+"""Unicode categories refused in a sign-in's ``next``: controls, format characters (a
+bidirectional override among them) and line and paragraph separators."""
+
+
 def _local(target: str | None) -> str:
-    """Where to go after signing in: a path on this server, never another site."""
+    """Where to go after signing in: a path on this server, never another site.
+
+    A control or line-separator character is refused outright: a browser drops tabs and
+    line breaks from a URL (``/\t/evil.example`` is ``//evil.example`` to it), and a line
+    break cannot be written into the ``Location`` header at all (a 500 after the token was
+    accepted)."""
     if not target or not target.startswith("/") or target.startswith("//") \
-            or "\\" in target:
+            or "\\" in target \
+            or any(unicodedata.category(c) in _NOT_IN_A_PATH for c in target):
         return url_for("index")
     parts = urlsplit(target)
     if parts.scheme or parts.netloc:
