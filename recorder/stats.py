@@ -450,7 +450,7 @@ def rebuild(db: Database, *, from_logs: bool = True, batch: int = 200,
                 game = dict(zip(("id", "started_at", "imported_at", "frontend", "status",
                                  "ruleset", "variant", "preset"), row[:8], strict=True))
                 if from_logs:
-                    facts = _refresh_facts(db, game, json.loads(row[8]))
+                    facts = _refresh_facts(db, game, json.loads(storage.log_text(row[8])))
                 else:
                     facts = stored.get(game["id"]) if stored else None
                 acc.add(game["id"], contribution(game, facts))
