@@ -35,8 +35,11 @@ A row of ``round_moves`` (layout version 1):
 from __future__ import annotations
 
 import json
+import struct
 from collections.abc import Sequence
 from typing import Any, Final
+
+import orjson
 
 from recorder.analysis import MoveFact
 
@@ -168,19 +171,79 @@ def _ms_text(value: object) -> str:
     return json.dumps(value)
 
 
+_TILE_CODES: dict[str, int] = {}
+"""Tile texts seen and their two bytes as one number (first * 256 + second), -1 for a text
+the bytes cannot give back: a log names the same few dozen tiles again and again (the
+cache is bounded, so a hostile log cannot grow it)."""
+_NO_TILE: Final = NULL * 256 + NULL
+
+
+def _tile_code(tile: str) -> int:
+    known = _TILE_CODES.get(tile)
+    if known is not None:
+        return known
+    probe = bytearray()
+    code = probe[0] * 256 + probe[1] if _tile(tile, probe) else -1
+    if len(_TILE_CODES) < 4096:
+        _TILE_CODES[tile] = code
+    return code
+
+
+def _ms_json(moves: Sequence[MoveFact]) -> str:
+    """The ``ms`` array of these moves: orjson writes a list of numbers and nulls in C
+    (valid JSON, and any number the view reads back as the same float)."""
+    times = [m.ms for m in moves]
+    try:
+        return orjson.dumps(times).decode("ascii")
+    except TypeError:  # an int beyond 64 bits (the schema allows none)
+        return "[" + ",".join([_ms_text(t) for t in times]) + "]"
+
+
+_MOVE: Final = struct.Struct(f"{WIDTH}B")
+
+
 def pack_round(moves: Sequence[MoveFact]) -> tuple[str, bytes | None, str | None]:
-    """``(ms, facts, odd)`` of one round's move facts, in move order."""
-    ms = "[" + ",".join([_ms_text(m.ms) for m in moves]) + "]"
-    out = bytearray()
+    """``(ms, facts, odd)`` of one round's move facts, in move order.
+
+    The import packs every round, so this is :func:`_encode` written out for the types
+    ``MoveFact`` declares (the compiled core reads them as C values).
+    """
+    ms = _ms_json(moves)
+    out = bytearray(WIDTH * len(moves))
+    offset = 0
     number = 1
     for m in moves:
-        if m.move != number or not _encode(
-                out, m.player, m.action, m.tile, m.end, m.legal_count, m.score,
-                m.best_score, m.forced, m.pips, m.best_pips, m.least_pips, m.double,
-                m.double_choice, m.next_stuck):
-            return ms, None, odd_rows([m.as_row() for m in moves])
+        if m.move != number:
+            break
         number += 1
-    return ms, bytes(out), None
+        player = m.player
+        legal = m.legal_count
+        if not 0 <= player <= TOP or not 0 <= legal <= TOP:
+            break
+        action = _ACTION_CODE.get(m.action, -1)
+        end = m.end
+        side = _NONE if end is None else _SIDE_CODE.get(end, -1)
+        tile = m.tile
+        code = _NO_TILE if tile is None else _tile_code(tile)
+        score = _small_real(m.score)
+        best = _small_real(m.best_score)
+        pips = _nullable(m.pips)
+        best_pips = _nullable(m.best_pips)
+        least_pips = _nullable(m.least_pips)
+        if (action < 0 or side < _NONE or code < 0 or score < 0 or best < 0
+                or pips == _BAD or best_pips == _BAD or least_pips == _BAD):
+            break
+        double, choice, stuck = m.double, m.double_choice, m.next_stuck
+        _MOVE.pack_into(
+            out, offset, player + 2, action + 2, code >> 8, code & 255, side + 2, legal + 2,
+            score + 2, best + 2, 3 if m.forced else 2, pips + 2, best_pips + 2,
+            least_pips + 2, NULL if double is None else (3 if double else 2),
+            NULL if choice is None else (3 if choice else 2),
+            NULL if stuck is None else (3 if stuck else 2))
+        offset += WIDTH
+    else:
+        return ms, bytes(out), None
+    return ms, None, odd_rows([m.as_row() for m in moves])
 
 
 def pack_rows(rows: Sequence[Sequence[Any]]) -> tuple[str, bytes | None, str | None]:
