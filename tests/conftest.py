@@ -234,6 +234,15 @@ def json_lines(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def export_rows(text: str) -> list[dict[str, Any]]:
+    """The lines of a complete export (``format=jsonl|logs``), less its end line, which
+    must be there and count them."""
+    rows = json_lines(text)
+    assert rows, "an export ends with its end line, even when empty"
+    assert rows[-1] == {"ok": True, "end": True, "games": len(rows) - 1}, rows[-1]
+    return rows[:-1]
+
+
 # ---------------------------------------------------------------------------------------
 # Real processes.
 
@@ -266,7 +275,9 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30)
 
 
 class Servers:
-    """``servers(db_path, threads=4, env=None)`` runs waitress with the app; returns its URL.
+    """``servers(db_path, threads=4, env=None, args=())`` runs waitress with the app as the
+    production command does (its body limit the app's), ``args`` more of waitress's
+    options; returns its URL.
 
     ``procs`` holds the server processes in start order, for tests that kill one.
     """
@@ -275,12 +286,15 @@ class Servers:
         self.folder = folder
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def __call__(self, db: Path, *, threads: int = 4, env: dict[str, str] | None = None) -> str:
+    def __call__(self, db: Path, *, threads: int = 4, env: dict[str, str] | None = None,
+                 args: tuple[str, ...] = ()) -> str:
         port = free_port()
         log = open(self.folder / f"server-{port}.log", "wb")  # noqa: SIM115 (closed by the child)
+        body_limit = (env or {}).get("RECORDER_MAX_CONTENT_LENGTH", str(32 * 1024 * 1024))
         proc = subprocess.Popen(
             [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
-             f"--threads={threads}", "--call", "webui:create_app"],
+             f"--threads={threads}", f"--max-request-body-size={body_limit}", *args,
+             "--call", "webui:create_app"],
             cwd=self.folder, env=subprocess_env(RECORDER_DB=str(db), **(env or {})),
             stdout=log, stderr=log,
         )

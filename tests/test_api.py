@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from conftest import break_game, json_lines, make_game
+from conftest import break_game, export_rows, json_lines, make_game
 
 from recorder import storage
 from recorder.replay import replay
@@ -312,7 +312,7 @@ def ids(client: Any, query: str) -> list[int]:
         assert body["meta"]["total"] >= len(out)
     streamed = client.get(f"/api/games?{query}&format=jsonl")
     assert streamed.mimetype == "application/x-ndjson"
-    assert [g["id"] for g in json_lines(streamed.get_data(as_text=True))] == out
+    assert [g["id"] for g in export_rows(streamed.get_data(as_text=True))] == out
     return out
 
 
@@ -393,7 +393,7 @@ def test_export_of_logs_reimports_as_the_same_games(
     from recorder import ingest
 
     export = client.get("/api/games?format=logs&preset=kozel").get_data(as_text=True)
-    docs = json_lines(export)
+    docs = export_rows(export)
     assert docs == [g["doc"] for g in library if preset(g["doc"]) == "kozel"]
     other = storage.connect(tmp_path / "other.db")
     tally, _ = ingest.import_upload(other, export.encode())
@@ -405,7 +405,7 @@ def test_streaming_by_accept_header(client: Any, library: list[dict[str, Any]]) 
     response = client.get("/api/games?preset=italian",
                           headers={"Accept": "application/x-ndjson"})
     assert response.mimetype == "application/x-ndjson"
-    assert len(json_lines(response.get_data(as_text=True))) == sum(
+    assert len(export_rows(response.get_data(as_text=True))) == sum(
         preset(g["doc"]) == "italian" for g in library)
 
 
@@ -564,3 +564,18 @@ def test_the_docs_name_every_command_parameter_and_error_code() -> None:
     for code in ("auth/missing-token", "auth/unknown-token", "auth/revoked-token",
                  "game/conflict", "game/not-found", "query/invalid", "input/empty"):
         assert code in docs, code
+
+
+def test_the_upload_report_says_which_claims_differ(client: Any, auth: dict[str, str]) -> None:
+    """A frontend that reads only the upload report still sees its scoring go wrong."""
+    doc = make_game(11, ruleset="classic", players=2)
+    doc["rounds"][0]["result"]["points"] = [99, 0]
+    good = make_game(12, ruleset="classic", players=2)
+    body = client.post("/api/games", data=jsonl([doc, good]), headers=auth).get_json()
+    bad_report, good_report = body["data"]["games"]
+    assert bad_report["status"] == "accepted"
+    assert bad_report["mismatches"] == replay(doc)["mismatches"]
+    assert bad_report["mismatches"][0]["round"] == 1
+    assert bad_report["mismatches"][0]["field"] == "points"
+    assert bad_report["mismatches"][0]["claimed"] == [99, 0]
+    assert "mismatches" not in good_report

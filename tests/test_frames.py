@@ -556,13 +556,225 @@ def test_frames_of_too_long_a_log_are_refused(tmp_path: Path,
     doc = game_pool[8]
     moves = sum(len(r["moves"]) for r in doc["rounds"])
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "r.db"),
-                      "FRAMES_MAX_MOVES": moves - 1})
+                      "WATCH_MAX_MOVES": moves - 1})
     client = app.test_client()
     r = client.post("/api/frames", data=json.dumps(doc))
     assert r.status_code == 413
     assert r.get_json()["error"]["code"] == "input/too-many-moves"
     assert f"{moves:,} moves" in r.get_json()["error"]["message"]
+    assert f"at most {moves - 1:,}" in r.get_json()["error"]["message"]
     page = client.post("/watch", data={"log": json.dumps(doc)})
     assert page.status_code == 413 and "too long to watch" in page.get_data(as_text=True)
-    app.config["FRAMES_MAX_MOVES"] = moves
+    app.config["WATCH_MAX_MOVES"] = moves
     assert client.post("/api/frames", data=json.dumps(doc)).status_code == 200
+
+
+# ---------------------------------------------------------------------------------------
+# What the page says: the ends that count, why a player passed, how a round and the game
+# ended, the marks of the move list, the refusal in the page's words.
+
+
+def sample_docs(name: str) -> list[dict[str, Any]]:
+    return [p.doc for p in iter_documents((ROOT / "sample_games" / name).read_bytes())]
+
+
+def all_frames(frames: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    return [(r["round"], f) for r in frames["rounds"] for f in r["frames"]]
+
+
+def test_the_sum_terms_are_the_open_end_sum_taken_apart() -> None:
+    fl = build_frames(spinner_game())["rounds"][0]["frames"]
+    assert fl[0]["sum_terms"] == []  # the deal: nothing on the table
+    # 6-6 alone: one term for both line ends (the opening double, once); the arms are
+    # open for play but hold no tile, so they add nothing
+    assert fl[1]["sum_terms"] == [
+        {"ends": ["left", "right"], "halves": [6, 6], "points": 12, "kind": "counts"},
+        {"ends": ["up"], "halves": [], "points": 0, "kind": "empty-arm"},
+        {"ends": ["down"], "halves": [], "points": 0, "kind": "empty-arm"},
+    ]
+    # 1-6 right: the spinner is still the left end (both halves) and the right shows 1
+    assert [(t["ends"], t["halves"], t["kind"]) for t in fl[2]["sum_terms"]] == [
+        (["left"], [6, 6], "counts"), (["right"], [1], "counts"),
+        (["up"], [], "empty-arm"), (["down"], [], "empty-arm")]
+    assert fl[4]["sum_terms"][1] == {"ends": ["right"], "halves": [1, 1], "points": 2,
+                                     "kind": "counts"}  # 1-1 lies across the right end
+    # without the bonus rule there is no sum to take apart
+    plain = build_frames(sample_docs("spilop-2p.jsonl")[0])
+    assert all(f["sum_terms"] is None for _, f in all_frames(plain))
+
+
+@pytest.mark.parametrize("name", ["spilop-bonus-3p.jsonl", "spilop-two-sets-4p.jsonl",
+                                  "all-fives.jsonl", "bonus-examples.json"])
+def test_the_sum_terms_always_add_up(name: str) -> None:
+    kinds: set[str] = set()
+    for doc in sample_docs(name)[:3]:
+        for _, f in all_frames(build_frames(doc)):
+            terms = f["sum_terms"]
+            assert sum(t["points"] for t in terms) == f["end_sum"]
+            for t in terms:
+                kinds.add(t["kind"])
+                assert t["points"] == sum(t["halves"])
+                if t["kind"] in ("counts", "empty-arm"):  # an open end, as `ends` lists it
+                    assert all(f["ends"][e] is not None for e in t["ends"])
+                else:  # closed for good: no tile may go there
+                    assert all(f["ends"][e] is None for e in t["ends"])
+            closed = sum(1 for p in f["board"] if p["closed"])
+            assert closed == sum(1 for t in terms if t["kind"] == "closed")
+    if name == "all-fives.jsonl":  # closed doubles and the spinner's shut side
+        assert {"closed", "shut", "empty-arm", "counts"} <= kinds
+
+
+def test_a_pass_and_a_draw_say_why() -> None:
+    seen: dict[str, list[dict[str, Any]]] = {}
+    for name in ("classic-draw-one-3p.jsonl", "classic-2p.jsonl", "norwegian-2p.jsonl",
+                 "openspiel-block.jsonl", "spilop-2p.jsonl"):
+        for doc in sample_docs(name)[:4]:
+            frames = build_frames(doc)
+            for r in frames["rounds"]:
+                fl = r["frames"]
+                for i, f in enumerate(fl[1:], 1):
+                    move = f["move"]
+                    if move["action"] == "play":
+                        assert move["why"] is None
+                        continue
+                    why = move["why"]
+                    assert why is not None, (name, r["round"], f["m"])
+                    seen.setdefault(why["code"], []).append(f)
+                    before = fl[i - 1]
+                    if why["code"] == "drew-one":  # the draw just before, by the same seat
+                        assert before["move"]["action"] == "draw"
+                        assert before["move"]["player"] == move["player"]
+                        assert f["boneyard"] > 0 or "0 left" in why["text"]
+                        assert "already drew the one tile allowed" in why["text"]
+                    elif why["code"] == "boneyard-empty":
+                        assert f["boneyard"] == 0
+                    elif why["code"] == "stock-floor":
+                        assert 0 < f["boneyard"] <= 2 and "2 or fewer" in why["text"]
+                    elif why["code"] == "no-drawing":
+                        assert "these rules have no drawing" in why["text"]
+                    elif why["code"] == "draws":
+                        assert f["boneyard"] == before["boneyard"] - 1
+                    if why["code"] != "draw-for-double":  # it names the numbers that fit
+                        for n in set(before["ends"].values()) - {None}:
+                            assert f"a {n}" in why["text"]
+    assert {"drew-one", "boneyard-empty", "stock-floor", "no-drawing", "draws"} <= set(seen)
+    # draw: one with tiles left in the boneyard is the case the page used to get wrong
+    assert any(f["boneyard"] > 0 for f in seen["drew-one"])
+
+
+def test_a_round_that_ends_on_the_target_is_not_a_domino() -> None:
+    doc = next(d for d in sample_docs("all-fives.jsonl") if d["game_id"] == "all-fives-sample-1")
+    frames = build_frames(doc)
+    last_round = frames["rounds"][-1]
+    summary = last_round["summary"]
+    assert summary["how"] == "target" and summary["pips_left"][summary["ended_by"]] > 0
+    ender = frames["game"]["players"][summary["ended_by"]]["id"]
+    marks = last_round["frames"][-1]["marks"]
+    kinds = [m["kind"] for m in marks]
+    assert "target" in kinds and "domino" not in kinds and kinds[-1] == "game-over"
+    target = next(m for m in marks if m["kind"] == "target")
+    assert target["text"].startswith(f"{ender} reaches {summary['scores'][summary['ended_by']]}")
+    assert summary["game_over"] == {"why": "target", "target": 305, "target_mode": "reach-wins",
+                                    "reached": [summary["ended_by"]]}
+    assert frames["game"]["game_over"] == summary["game_over"]
+    # every other round of the samples ends as its summary says
+    for name in ("classic-2p.jsonl", "kozel-4p.jsonl", "openspiel-block.jsonl"):
+        for d in sample_docs(name)[:3]:
+            for r in build_frames(d)["rounds"]:
+                end = [m["kind"] for m in r["frames"][-1]["marks"]
+                       if m["kind"] in ("domino", "blocked", "target")]
+                assert end == [r["summary"]["how"]]
+
+
+def test_a_match_of_hands_is_over_when_its_hands_are_played() -> None:
+    doc = sample_docs("openspiel-block.jsonl")[0]
+    frames = build_frames(doc)
+    assert frames["game"]["game_over"] == {"why": "hands", "hands": 1}
+    last = frames["rounds"][-1]["frames"][-1]["marks"][-1]
+    assert last == {"kind": "game-over", "label": "game over",
+                    "text": "Game over: the match of 1 hand is played."}
+    kozel = build_frames(sample_docs("kozel-3p.jsonl")[0])  # reaching the target loses
+    over = kozel["game"]["game_over"]
+    assert over["why"] == "target" and over["target_mode"] == "reach-loses"
+    assert all(s >= 101 for s in (kozel["game"]["scores"][p] for p in over["reached"]))
+    assert "Reaching it loses" in kozel["rounds"][-1]["frames"][-1]["marks"][-1]["text"]
+    # the rounds before the last do not end the game
+    assert all(r["summary"]["game_over"] is None for r in kozel["rounds"][:-1])
+
+
+def test_missed_bonus_marks_are_the_statistics_missed_chances() -> None:
+    from recorder.analysis import game_facts
+
+    checked = 0
+    for doc in sample_docs("spilop-bonus-3p.jsonl")[:3] + sample_docs("all-fives.jsonl")[:1]:
+        frames = build_frames(doc)
+        marked = {(r, f["m"]): m for r, f in all_frames(frames) for m in f["marks"]
+                  if m["kind"] == "missed-bonus"}
+        facts = game_facts(doc)
+        missed = {(m.round, m.move): m for m in facts.moves
+                  if m.action == "play" and m.best_score > m.score}
+        assert set(marked) == set(missed)
+        for key, mark in marked.items():
+            assert (mark["points"], mark["scored"]) == (missed[key].best_score,
+                                                        missed[key].score)
+            assert f"could have scored +{mark['points']}" in mark["text"]
+            checked += 1
+        bonus = {(r, f["m"]) for r, f in all_frames(frames) if f["bonus"]}
+        assert bonus == {(r, f["m"]) for r, f in all_frames(frames)
+                         for m in f["marks"] if m["kind"] == "bonus"}
+    assert checked > 10
+
+
+def test_the_rules_a_log_changed_and_its_teams() -> None:
+    doc = log({"preset": "classic", "options": {"max_pip": 9, "partnerships": True,
+                                                "draw": "until-playable"}}, 4, [])
+    game = build_frames(doc)["game"]
+    # draw: until-playable is classic's own rule: not a change
+    assert game["changed"] == {"max_pip": 9, "partnerships": True}
+    assert game["sides"] == [[0, 2], [1, 3]]
+    plain = build_frames(sample_docs("classic-2p.jsonl")[0])["game"]
+    assert plain["changed"] == {} and plain["sides"] == [[0], [1]]
+
+
+def test_a_refusal_names_the_players_as_the_page_does() -> None:
+    doc = sample_docs("classic-2p.jsonl")[0]
+    error = build_frames(break_game(doc))["error"]
+    ids = [p["id"] for p in doc["players"]]
+    names = [p["name"] for p in doc["players"]]
+    opener = doc["rounds"][0]["moves"][0]["player"]
+    assert error["message"].startswith(f"round 1, move 2 ({ids[opener]} plays ")  # the contract
+    assert error["what"].startswith(f"{names[opener]} plays ")
+    assert error["why"].startswith(f"not this player's turn: {names[1 - opener]} is to move; "
+                                   f"legal here: {names[1 - opener]} to move: ")
+    assert not any(i in error["why"] for i in ids)
+    # errors of a whole round or of the document keep their words, without the location
+    late = copy.deepcopy(doc)
+    late["rounds"].append(copy.deepcopy(late["rounds"][0]))
+    error = build_frames(late)["error"]
+    assert error["what"] is None and error["why"].startswith("the game ended after round")
+    assert error["message"] == f"round {error['round']}: {error['why']}"
+
+
+def test_frames_of_a_stored_game_have_their_own_moves_limit(
+        tmp_path: Path, game_pool: list[dict[str, Any]]) -> None:
+    """A stored game came with a token and its frames are kept: it may be longer than a
+    log sent to be watched by anybody (FRAMES_MAX_MOVES, not WATCH_MAX_MOVES)."""
+    from recorder import storage
+    from recorder.ingest import import_upload
+    from webui import create_app
+
+    doc = game_pool[8]
+    moves = sum(len(r["moves"]) for r in doc["rounds"])
+    db_path = tmp_path / "r.db"
+    db = storage.connect(db_path)
+    import_upload(db, json.dumps(doc).encode())
+    db.close()
+    app = create_app({"TESTING": True, "DATABASE": str(db_path),
+                      "WATCH_MAX_MOVES": moves - 1, "FRAMES_MAX_MOVES": moves})
+    client = app.test_client()
+    assert client.get("/api/games/1/frames").status_code == 200
+    assert client.post("/api/frames", data=json.dumps(doc)).status_code == 413
+    app.config["FRAMES_MAX_MOVES"] = moves - 1
+    app.config["FRAMES_CACHE_BYTES"] = 0
+    r = client.get("/api/games/1/frames")
+    assert r.status_code == 413 and r.get_json()["error"]["code"] == "input/too-many-moves"

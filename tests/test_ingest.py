@@ -332,3 +332,16 @@ def test_any_rewriting_of_a_game_has_the_same_identity(seed: int, layout: int) -
 ])
 def test_tiles_are_written_low_high(tile: Any, expected: Any) -> None:
     assert ingest.normalize_tile(tile) == expected
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_import_json_reports_each_games_differing_claims(
+        cli: Cli, tmp_path: Path, workers: str) -> None:
+    doc = make_game(21, ruleset="kozel", players=3)
+    doc["rounds"][0]["result"]["bonus"] = [5, 0, 0]
+    path = write_jsonl(tmp_path / "claims.jsonl", [doc, make_game(22)])
+    lines = json_lines(cli("import", "--json", "--workers", workers, str(path)).stdout)
+    assert lines[0]["status"] == "accepted"
+    assert lines[0]["mismatches"] == replay(doc)["mismatches"]
+    assert lines[0]["mismatches"][0]["field"] == "bonus"
+    assert "mismatches" not in lines[1]
