@@ -18,7 +18,8 @@ each line), ``identity`` (its content hash), ``analyse`` (the replay and the fac
 statistics' contribution), ``wire`` (what a worker sends back, pickled) and ``write``
 (the writer: unpickled, stored and committed in a new database). The difference
 between two consecutive stages is what that stage costs; ``--stages`` runs every one
-under callgrind and prints the table, per round:
+under callgrind (after 10 lines uncounted, so that imports, first calls and the new
+database's migrations are left out) and prints the table, per round:
 
     python bench/instructions.py --stages [--games 100]
 """
@@ -38,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+WARM = 10
+"""Lines each ``--stages`` run imports before callgrind counts."""
 IMPORT_STAGES = ("none", "parse", "identity", "analyse", "rows", "counters", "wire", "write")
 
 
@@ -51,21 +54,42 @@ def import_corpus(games: int) -> list[bytes]:
         return list(itertools.islice(f, games))
 
 
-def run_import(stage: str, lines: list[bytes]) -> int:
+def run_import(stage: str, lines: list[bytes], warm: int = 0) -> int:
     """The import's stages up to ``stage`` over ``lines``, as a worker and the writer do
-    them (``recorder.ingest``); returns the rounds."""
+    them (``recorder.ingest``); returns the rounds of the lines after the first ``warm``.
+
+    With ``warm``, the first ``warm`` lines go through the stages first, uncounted, into
+    the same database, and then callgrind is told to start counting (``callgrind_control
+    -i on``; the run is started with ``--instr-atstart=no``): what is counted is the work
+    a round costs, not the imports, the first calls and the new database's migrations,
+    which 50 games would otherwise share.
+    """
+    from recorder import ingest, storage
+
+    upto = IMPORT_STAGES.index(stage)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = storage.connect(Path(tmp) / "bench.db") if upto >= 7 else None
+        importer = ingest.Importer(db) if db is not None else None
+        if warm:
+            _stages(upto, lines[:warm], importer)
+            subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())],
+                           check=True, capture_output=True)
+        rounds = _stages(upto, lines[warm:], importer)
+        if db is not None:
+            db.close()
+    return rounds
+
+
+def _stages(upto: int, lines: list[bytes], importer: Any) -> int:
     from recorder import ingest, stats, storage
     from recorder.analysis import analyse
     from recorder.parse import Limits, RawLine, parse_line
 
-    upto = IMPORT_STAGES.index(stage)
     limits = Limits()
     rounds = 0
     wired: list[bytes] = []
-    tmp = tempfile.TemporaryDirectory()
-    # opened (and migrated) from the stage before the writer's, so that ``write`` less
-    # ``wire`` is the storing alone
-    db = storage.connect(Path(tmp.name) / "bench.db") if upto >= 6 else None
+    # the bytes received, or the text in a checkout from before logs were kept compressed
+    log_of = getattr(ingest, "log_bytes", None) or ingest.log_text
     for i, line in enumerate(lines):
         if upto < 1:
             continue
@@ -84,7 +108,7 @@ def run_import(stage: str, lines: list[bytes]) -> int:
             continue
         pending.result = answer.get("status")
         pending.record = storage.build_record(
-            doc, log=ingest.log_bytes(parsed), answer=answer, facts=facts,
+            doc, log=log_of(parsed), answer=answer, facts=facts,
             content_hash=pending.content_hash, source="bench")
         if upto < 5:
             continue
@@ -93,29 +117,26 @@ def run_import(stage: str, lines: list[bytes]) -> int:
             continue
         wired.append(pickle.dumps([ingest._pending_to_wire(pending)],
                                   protocol=pickle.HIGHEST_PROTOCOL))
-    if upto >= 7:
-        importer = ingest.Importer(db)
+    if importer is not None:
         unwired = (ingest._pending_from_wire(item) for data in wired
                    for item in pickle.loads(data))
         for outcome in importer.store(unwired):
             assert outcome.status == "accepted", outcome
-    if db is not None:
-        db.close()
-    tmp.cleanup()
     return rounds
 
 
 def stages(games: int) -> None:
     """Every import stage under callgrind; the instructions each adds, per round."""
-    import_corpus(games)  # built before counting
+    import_corpus(games + WARM)  # built before counting
     totals: dict[str, int] = {}
     rounds = 0
     for stage in IMPORT_STAGES:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "cg.out"
             run = subprocess.run(
-                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                 sys.executable, __file__, f"import:{stage}", "--games", str(games)],
+                ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                 f"--callgrind-out-file={out}", sys.executable, __file__,
+                 f"import:{stage}", "--games", str(games), "--warm", str(WARM)],
                 capture_output=True, text=True, check=True,
                 env={**os.environ, "PYTHONHASHSEED": "0"})  # the same hashes every run
         found = re.search(r"Collected\s*:\s*(\d+)", run.stderr) or re.search(
@@ -141,6 +162,8 @@ def main() -> int:
                              *(f"import:{s}" for s in IMPORT_STAGES)])
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=5000, help="corpus of bench/replay.py")
+    ap.add_argument("--warm", type=int, default=0,
+                    help="import:STAGE under callgrind: that many lines first, uncounted")
     ap.add_argument("--stages", action="store_true",
                     help="run every import stage under callgrind and print the table")
     args = ap.parse_args()
@@ -151,7 +174,8 @@ def main() -> int:
     if args.work is None:
         ap.error("name a workload, or --stages")
     if args.work.startswith("import:"):
-        rounds = run_import(args.work.partition(":")[2], import_corpus(args.games))
+        rounds = run_import(args.work.partition(":")[2],
+                            import_corpus(args.games + args.warm), args.warm)
         print(f"{args.work}: {args.games} games, {rounds} rounds", file=sys.stderr)
         return 0
     sys.path.insert(0, str(ROOT / "bench"))
