@@ -190,9 +190,7 @@ def _stdlib_hash(doc: Any) -> str:
 
     from recorder import ingest, jsontext
 
-    text = jsontext.stdlib_dumps(ingest.normalized(doc, nulls=False), sort_keys=True)
-    if ":null" in text:
-        text = jsontext.stdlib_dumps(ingest.normalized(doc), sort_keys=True)
+    text = jsontext.stdlib_dumps(ingest.normalized(doc), sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -250,7 +248,7 @@ def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
 def _moves_floor(records: list[Any], rounds: int) -> int:
     """Rounds per CPU second when SQLite does nothing but insert a row per move, built
     beforehand, into a bare ``WITHOUT ROWID`` table (no foreign key, no other table): the
-    writer's ceiling while every move was a row (before ``m010_round_moves``). Best of
+    writer's ceiling while every move was a row (before ``m012_round_moves``). Best of
     three."""
     import sqlite3
 

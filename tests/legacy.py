@@ -1,6 +1,6 @@
 """Databases as the recorder wrote them before a round's moves were one row.
 
-Until ``m010_round_moves`` every move was a row of the ``moves`` table and every log was
+Until ``m012_round_moves`` every move was a row of the ``moves`` table and every log was
 stored as its text. These helpers make such a file with the migrations of that time and
 the writer of that time (the rows of ``storage.build_record``, the moves as
 ``MoveFact.as_row`` gave them, the log as text), so that the migrations can be tested on
@@ -22,7 +22,7 @@ OLD_MOVE_COLUMNS = ("round", "move", "player", "action", "tile", "side", "ms",
                     "least_pips", "double", "double_choice", "next_stuck")
 
 
-def old_database(path: Path, *, stop_before: str = "m010_round_moves") -> Any:
+def old_database(path: Path, *, stop_before: str = "m012_round_moves") -> Any:
     """A new file with the migrations before ``stop_before`` applied (and no later)."""
     db = storage.connect(path, migrate=False)
     db.enable_wal()

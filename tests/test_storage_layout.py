@@ -42,9 +42,10 @@ def test_the_migration_keeps_every_row_and_index(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     old = old_database(path, stop_before="m008_clustered_facts")
     assert "WITHOUT ROWID" not in table_sql(old, "moves")
-    # today's rows have a column of a later migration; added as that one adds it, it
-    # leaves the table a rowid table
+    # today's rows have columns of later migrations; added as those add them, they leave
+    # the table a rowid table
     old.execute("ALTER TABLE rounds ADD COLUMN ending TEXT")
+    old.execute("ALTER TABLE games ADD COLUMN identity INTEGER")
     assert old_store(old, lines_of([SAMPLES / "spilop-2p.jsonl"]))
     before = {t: rows(old, t) for t in storage.CLUSTERED_TABLES}
     indexes = {r[0] for r in old.execute(
