@@ -13,14 +13,17 @@
    child's, or its largest worker's), and the peak of all of them together, sampled
    every 50 ms as PSS (pages shared by forked workers counted once).
 3. Checks the database (games and rounds stored, ``PRAGMA integrity_check``) and prints
-   rounds/s, games/s and memory per run, against the targets: >= 10,000 rounds/s with
-   the default workers, >= 6,000 with one, and memory under 200 MB whatever the size.
+   rounds/s, games/s, memory and the database's bytes per round per run, against the
+   targets: >= 10,000 rounds/s with the default workers, >= 6,000 with one, memory under
+   200 MB whatever the size, and at most 1,400 bytes a round.
 
 ``--breakdown`` also times each stage on the first 2,000 lines in this process (parse,
-identity, replay + facts, rows + insert), and the insert into the fact tables as they
-were (rowid tables with a separate key index) and as they are (``WITHOUT ROWID``), with
-the size of each database, to show where an import spends its time; and the floor:
-SQLite inserting nothing but the ``moves`` rows, built beforehand, into a bare table.
+identity, replay + facts, the rows with the packed moves and the compressed log, the
+statistics' counters, the insert), with the size of the database, to show where an
+import spends its time; and what the layout before a round's moves were one row would
+cost: SQLite inserting nothing but a row per move, built beforehand, into a bare table.
+``bench/instructions.py --stages`` counts the same stages' instructions, which repeat
+on a busy machine.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ BASE_ROUNDS = 100_000
 TARGET_RATE = 10_000
 TARGET_RATE_ONE = 6_000
 TARGET_RSS_MB = 200
+TARGET_BYTES_PER_ROUND = 1_400
 MIX: list[tuple[Any, int]] = [
     ("spilop", 2), ("spilop", 3), ("spilop", 4),
     ({"preset": "spilop", "options": {"bonus": True}}, 3),
@@ -176,6 +180,7 @@ def run_import(path: Path, meta: dict[str, int], workers: int) -> dict[str, Any]
         "rounds_per_cpu_s": round(rounds / (usage.ru_utime + usage.ru_stime)),
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
         "peak_pss_all_mb": round(peak[0] / 1024, 1) or None, "db_mb": round(size / 1e6, 1),
+        "bytes_per_round": round(size / rounds),
     }
 
 
@@ -192,7 +197,7 @@ def _stdlib_hash(doc: Any) -> str:
 def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
     """Rounds per CPU second of each stage alone, on the first ``lines`` games, in this
     process (CPU time, not wall time: on a shared machine it is the steadier figure)."""
-    from recorder import ingest, storage
+    from recorder import ingest, stats, storage
     from recorder.analysis import analyse
 
     with path.open() as f:
@@ -212,38 +217,39 @@ def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
     timed("identity (hash)", ingest.content_hash)
     walked = timed("replay + facts (one walk)", analyse)
     started = time.process_time()
-    records = [storage.build_record(doc, log=text, answer=answer, facts=fact,
-                                    content_hash=ingest.content_hash(doc))
+    records = [storage.build_record(doc, log=text.encode("utf-8"), answer=answer,
+                                    facts=fact, content_hash=ingest.content_hash(doc))
                for doc, (answer, fact), text in zip(docs, walked, texts, strict=True)]
-    rates["rows (build)"] = round(rounds / (time.process_time() - started))
-    layouts = (("rowid tables", "m008_clustered_facts"), ("WITHOUT ROWID", None))
-    for layout, stop in layouts * 3:  # interleaved, best of 3
+    rates["rows, packed moves, compressed log"] = round(
+        rounds / (time.process_time() - started))
+    started = time.process_time()
+    for record, (_, fact) in zip(records, walked, strict=True):
+        record.stats = stats.contribution(record.game, fact)
+    rates["counters"] = round(rounds / (time.process_time() - started))
+    for _ in range(3):  # best of 3
         with tempfile.TemporaryDirectory() as tmp:
             db_path = Path(tmp) / "b.db"
-            db = storage.connect(db_path, migrate=False)
-            db.enable_wal()
-            storage.migrations.apply(db, stop_before=stop)
-            if stop is not None:  # the steps after it, on the rowid tables (columns added since)
-                names = [m.name for m in storage.migrations._migrations]
-                for step in storage.migrations._migrations[names.index(stop) + 1:]:
-                    step.fn(db)
+            db = storage.connect(db_path)
             started = time.process_time()
             with storage.write_transaction(db):
+                acc = stats.Accumulator()
                 for record in records:
-                    storage.insert_game(db, record)
+                    acc.add(storage.insert_game(db, record), record.stats)
+                acc.flush(db)
             rate = round(rounds / (time.process_time() - started))
-            rates[f"insert, {layout}"] = max(rate, int(rates.get(f"insert, {layout}", 0)))
+            rates["insert with counters"] = max(rate, int(rates.get("insert with counters", 0)))
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             db.close()
-            rates[f"database MB, {layout}"] = round(db_path.stat().st_size / 1e6, 1)
-    rates["insert floor, moves rows alone"] = _moves_floor(records, rounds)
+            rates["database bytes a round"] = round(db_path.stat().st_size / rounds)
+    rates["insert floor, a row per move alone (the old layout)"] = _moves_floor(records, rounds)
     return rates
 
 
 def _moves_floor(records: list[Any], rounds: int) -> int:
-    """Rounds per CPU second when SQLite does nothing but insert the ``moves`` rows, built
+    """Rounds per CPU second when SQLite does nothing but insert a row per move, built
     beforehand, into a bare ``WITHOUT ROWID`` table (no foreign key, no other table): the
-    writer's ceiling while every move is a row. Best of three."""
+    writer's ceiling while every move was a row (before ``m012_round_moves``). Best of
+    three."""
     import sqlite3
 
     rows = [[(game, *row) for row in record.moves] for game, record in enumerate(records, 1)]
@@ -289,7 +295,7 @@ def main() -> None:
               "peak PSS of all of them")
         print(f"{'file':<28} {'workers':>7} {'MB':>6} {'games':>7} {'rounds':>8} {'s':>7} "
               f"{'rounds/s':>9} {'games/s':>8} {'CPU s':>7} {'r/CPU s':>8} {'RSS MB':>7} "
-              f"{'PSS all':>8}", flush=True)
+              f"{'PSS all':>8} {'B/round':>8}", flush=True)
     results = []
     for n in sizes:
         path, meta = build_corpus(n, args.seed)
@@ -301,14 +307,17 @@ def main() -> None:
                       f"{r['rounds']:>8} {r['seconds']:>7} {r['rounds_per_s']:>9} "
                       f"{r['games_per_s']:>8} {r['cpu_seconds']:>7} "
                       f"{r['rounds_per_cpu_s']:>8} {r['peak_rss_mb']:>7} "
-                      f"{r['peak_pss_all_mb'] or '-':>8}", flush=True)
+                      f"{r['peak_pss_all_mb'] or '-':>8} {r['bytes_per_round']:>8}",
+                      flush=True)
     report: dict[str, Any] = {"machine": machine, "runs": results}
     default = max(counts)
     rate = min(r["rounds_per_s"] for r in results if r["workers"] == default)
     one = [r["rounds_per_s"] for r in results if r["workers"] == 1]
     largest = max(max(r["peak_rss_mb"], r["peak_pss_all_mb"] or 0) for r in results)
+    per_round = max(r["bytes_per_round"] for r in results)
     report["targets_met"] = {
         "rounds_per_s": rate >= TARGET_RATE, "peak_rss": largest < TARGET_RSS_MB,
+        "bytes_per_round": per_round <= TARGET_BYTES_PER_ROUND,
     }
     if one:
         report["targets_met"]["rounds_per_s_one_worker"] = min(one) >= TARGET_RATE_ONE
@@ -319,8 +328,10 @@ def main() -> None:
             print(f"target >= {TARGET_RATE_ONE} rounds/s with 1 worker: "
                   f"{'met' if min(one) >= TARGET_RATE_ONE else 'NOT met'} (slowest {min(one)})")
         print(f"target memory < {TARGET_RSS_MB} MB: "
-              f"{'met' if largest < TARGET_RSS_MB else 'NOT met'} (largest {largest})",
-              flush=True)
+              f"{'met' if largest < TARGET_RSS_MB else 'NOT met'} (largest {largest})")
+        print(f"target <= {TARGET_BYTES_PER_ROUND} bytes a round: "
+              f"{'met' if per_round <= TARGET_BYTES_PER_ROUND else 'NOT met'} "
+              f"(largest {per_round})", flush=True)
     if args.breakdown:
         report["breakdown_rounds_per_s"] = breakdown(build_corpus(sizes[0], args.seed)[0])
         if not args.json:

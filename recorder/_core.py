@@ -27,10 +27,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-#: the modules mypyc compiles: the engine, the shuffle, the replay walk, the facts and the
-#: parser's count of a document's keys
+#: the modules mypyc compiles: the engine, the shuffle, the replay walk, the facts, the
+#: parser's count of a document's keys, the packing of a round's moves and their count
 COMPILED = ("engine", "shuffle", "tiles", "rules", "replay", "schema", "analysis", "blocking",
-            "keycount")
+            "keycount", "packing", "tally")
 #: written by the build beside the extensions: the hash of each source it compiled
 BUILD_INFO = "_core_build.json"
 

@@ -696,7 +696,8 @@ def _stage_document(stage: _Stage, importer: _Fresh, shard: Shard, pos: int,
         game = record.game
         stage.add("ids", (pos, item.line, item.index, pending.content_hash, kf, kg,
                           pending.game_id, game["preset"], VALID))
-        stage.add("games", tuple(pos if c == "id" else game[c] for c in _GAME_COLUMNS))
+        stage.add("games", tuple(pos if c == "id" else storage.log_text(game[c])
+                                 if c == "log" else game[c] for c in _GAME_COLUMNS))
         stage.add_facts(pos, record)
         result.games += 1
         result.rounds += int(game["rounds_count"] or 0)

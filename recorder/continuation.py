@@ -85,4 +85,5 @@ def continues(db: Database, other: Mapping[str, Any], record: storage.GameRecord
     row = db.execute("SELECT status, log FROM games WHERE id = ?", [other["id"]]).fetchone()
     if row is None or row[0] != "unfinished":
         return False
-    return extends(_loads(row[1]), _loads(str(record.game["log"])))
+    return extends(_loads(storage.log_text(row[1])),
+                   _loads(storage.log_text(record.game["log"])))

@@ -103,14 +103,16 @@ def _copy(db: Database, writers: dict[str, parquet.PartitionedWriter],
         for name in parquet.FACT_DATASETS
     }
     preset_at = games.index("preset")
+    log_at = games.index("log")
     last = 0
     while True:
         rows = db.execute(game_sql, [last, SLICE_GAMES]).fetchall()
         if not rows:
             return
         presets = {row[0]: row[preset_at] for row in rows}
-        for row in rows:
-            writers["games"].add(row[preset_at], row)
+        for row in rows:  # the log as received (the store keeps it compressed)
+            writers["games"].add(row[preset_at], (
+                *row[:log_at], storage.log_text(row[log_at]), *row[log_at + 1:]))
         low, last = rows[0][0], rows[-1][0]
         for name, sql in child_sql.items():
             cursor = db.execute(sql, [low, last])

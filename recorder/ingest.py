@@ -203,15 +203,21 @@ def _conflict_error(key: tuple[str, str], other: Mapping[str, Any]) -> dict[str,
 # The pipeline.
 
 
-def log_text(parsed: Any) -> str:
-    """The document's text as it came (the parser keeps it), else its JSON.
+def log_bytes(parsed: Any) -> bytes:
+    """The document's bytes as they came (the parser keeps them), else its JSON.
 
-    The parser has already refused anything that is not UTF-8, so decoding cannot fail.
+    The parser has already refused anything that is not UTF-8, so the stored log always
+    decodes as the text received.
     """
     text = getattr(parsed, "text", None)
     if isinstance(text, bytes):
-        return text.decode("utf-8")
-    return storage.to_json(parsed.doc)
+        return text
+    return storage.to_json(parsed.doc).encode("utf-8")
+
+
+def log_text(parsed: Any) -> str:
+    """The document's text as it came (what a Parquet dataset keeps in ``games.log``)."""
+    return log_bytes(parsed).decode("utf-8")
 
 
 def _engine(doc: Any) -> tuple[dict[str, Any], Any]:
@@ -327,13 +333,14 @@ class Importer:
         if parsed.error is not None:
             pending.decide(REFUSED, error=parsed.error.to_dict())
             return pending
-        text = log_text(parsed)
+        received = log_bytes(parsed)
         if self.frontend is not None:
             refusal = binding.refusal(doc, self.frontend)
             if refusal is not None:
                 pending.decide(REFUSED, error=refusal.to_dict())
                 return pending
-            doc, text = binding.with_frontend(doc, text, self.frontend)
+            doc, text = binding.with_frontend(doc, received.decode("utf-8"), self.frontend)
+            received = text.encode("utf-8")
         pending.content_hash = identity.content_hash(doc)
         pending.key = identity.identity_key(doc)
         # The one look-up before the replay: a stored hash is a valid game's, and the
@@ -350,7 +357,7 @@ class Importer:
         pending.result = answer.get("status")
         pending.mismatches = answer.get("mismatches")
         pending.record = storage.build_record(
-            doc, log=text, answer=answer, facts=facts,
+            doc, log=received, answer=answer, facts=facts,
             content_hash=pending.content_hash, source=source, uploaded_by=self.uploaded_by,
         )
         if self.aggregates:
@@ -612,7 +619,7 @@ def _pending_to_wire(p: _Pending) -> _WireItem:
         r = p.record
         contribution = None if r.stats is None else \
             tuple(getattr(r.stats, name) for name in _CONTRIBUTION_FIELDS)
-        record = (r.game, r.players, r.rounds, r.moves, contribution)
+        record = (r.game, r.players, r.rounds, r.round_moves, contribution)
     return (p.source, p.index, p.line, p.game_id, p.content_hash, p.key, p.result, decided,
             record, p.mismatches)
 
@@ -623,9 +630,9 @@ def _pending_from_wire(w: _WireItem) -> _Pending:
                        key=None if key is None else tuple(key), result=result,
                        mismatches=mismatches)
     if record is not None:
-        game, players, rounds, moves, contribution = record
+        game, players, rounds, round_moves, contribution = record
         pending.record = storage.GameRecord(
-            game, players, rounds, moves,
+            game, players, rounds, round_moves,
             None if contribution is None else stats.Contribution(*contribution))
     if decided is not None:
         status, id_, error = decided

@@ -127,7 +127,7 @@ def _one(db: Database, game_pk: int, acc: stats.Accumulator | None) -> None:
         return  # done by another process meanwhile
     stale_hash, old_frontend, text, _ = row
     try:
-        doc = _loads(text)
+        doc = _loads(storage.log_text(text))
         new_hash = identity.content_hash(doc)
         frontend = identity.frontend_name(doc)
         game_id = storage._game_id_key(doc.get("game_id") if type(doc) is dict else None)
@@ -173,7 +173,7 @@ def _merge(db: Database, later: int, kept: int, acc: stats.Accumulator | None) -
     """Remove the stored game ``later``, the same game as ``kept`` under the new rules."""
     if acc is not None:
         acc.remove(later, stats.stored_contribution(db, later))
-    for table in ("moves", "rounds", "players", "stats_missed"):
+    for table in (*storage.FACT_TABLES, "stats_missed"):  # moves: a view of round_moves
         db.execute(f"DELETE FROM [{table}] WHERE game = ?", [later])
     db.execute("DELETE FROM games WHERE id = ?", [later])
     db.execute("INSERT OR REPLACE INTO games_merged (id, kept, merged_at, reason) "

@@ -18,7 +18,6 @@ from __future__ import annotations
 import calendar
 import json
 import math
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -27,7 +26,7 @@ from typing import Any, Final
 
 from sqlite_utils import Database
 
-from recorder import query, storage
+from recorder import query, storage, tally
 from recorder.errors import RecorderError
 from recorder.rules import Ruleset
 
@@ -221,14 +220,13 @@ _IX: Final = {name: i for i, name in enumerate(storage.PLAYER_COUNTERS)}
 move of every imported game, where a name lookup per counter was a fifth of its time."""
 _PLAYS_AT: Final = {at: _IX[f"plays_at_{at}"] for at in range(1, MOVE_CAP + 1)}
 _BONUS_AT: Final = {at: _IX[f"bonus_at_{at}"] for at in range(1, MOVE_CAP + 1)}
-(_GAMES, _FINISHED, _WINS, _MOVES, _PLAYS, _DRAWS, _PASSES, _MS_N, _MS_SUM, _MS_SQ,
- _HEAVY_N, _HEAVY_K, _DOUBLE_N, _DOUBLE_K, _CHANCE_N, _CHANCE_K, _LEFT_SUM, _LEFT_SQ,
- _MISSED_N, _MISSED_POINTS, _BONUS_PLAYS, _BONUS_POINTS, _BLOCK_N, _BLOCK_K) = (
-    _IX[name] for name in (
-        "games", "finished", "wins", "moves", "plays", "draws", "passes", "ms_n", "ms_sum",
-        "ms_sq", "heavy_n", "heavy_k", "double_n", "double_k", "chance_n", "chance_k",
-        "left_sum", "left_sq", "missed_n", "missed_points", "bonus_plays", "bonus_points",
-        "block_n", "block_k"))
+_GAMES, _FINISHED, _WINS = (_IX[name] for name in ("games", "finished", "wins"))
+_MOVE_PLACES: Final = tuple(_IX[name] for name in (
+    "moves", "ms_n", "ms_sum", "ms_sq", "draws", "passes", "plays", "heavy_n", "heavy_k",
+    "double_n", "double_k", "chance_n", "chance_k", "left_sum", "left_sq", "missed_n",
+    "missed_points", "bonus_plays", "bonus_points", "block_n", "block_k"))
+"""Where each sum of ``tally.SeatTally`` goes in a player's row, in the order
+:func:`contribution` reads them."""
 
 
 def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
@@ -249,53 +247,22 @@ def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
         if finished:
             row[_FINISHED] += 1
             row[_WINS] += 1 if p.won else 0
-    own_bonus: dict[tuple[int, int], float] = defaultdict(float)
-    misses: list[tuple[float, int, int, str, float, float]] = []
-    seat_rows = [rows[pid] for pid in ids]
-    for m in facts.moves:
-        row = seat_rows[m.player]
-        row[_MOVES] += 1
-        ms = m.ms
-        if ms is not None:
-            row[_MS_N] += 1
-            row[_MS_SUM] += ms
-            row[_MS_SQ] += ms * ms
-        action = m.action
-        if action == "draw":
-            row[_DRAWS] += 1
-            continue
-        if action != "play":
-            row[_PASSES] += 1
-            continue
-        row[_PLAYS] += 1
-        score, best = m.score, m.best_score
-        if m.best_pips is not None and m.best_pips != m.least_pips:
-            row[_HEAVY_N] += 1
-            row[_HEAVY_K] += 1 if m.pips == m.best_pips else 0
-        if m.double_choice:
-            row[_DOUBLE_N] += 1
-            row[_DOUBLE_K] += 1 if m.double else 0
-        if best > 0:
-            left = best - score
-            row[_CHANCE_N] += 1
-            row[_CHANCE_K] += 1 if score > 0 else 0
-            row[_LEFT_SUM] += left
-            row[_LEFT_SQ] += left * left
-            if left > 0:
-                row[_MISSED_N] += 1
-                row[_MISSED_POINTS] += left
-                misses.append((left, m.round, m.move, ids[m.player], score, best))
-        at = m.move if m.move < MOVE_CAP else MOVE_CAP
-        row[_PLAYS_AT[at]] += 1
-        if score > 0:
-            row[_BONUS_PLAYS] += 1
-            row[_BONUS_POINTS] += score
-            row[_BONUS_AT[at]] += 1
-            own_bonus[(m.round, m.player)] += score
-            _hist(c, ids[m.player], "bonus", _num(score))
-        if m.next_stuck is not None and m.legal_count > 1:
-            row[_BLOCK_N] += 1
-            row[_BLOCK_K] += 1 if m.next_stuck else 0
+    counted = tally.count_moves(facts.moves, n, MOVE_CAP)
+    own_bonus = counted.own_bonus
+    for row, t in zip((rows[pid] for pid in ids), counted.seats, strict=True):
+        for place, value in zip(_MOVE_PLACES, (
+                t.moves, t.ms_n, t.ms_sum, t.ms_sq, t.draws, t.passes, t.plays, t.heavy_n,
+                t.heavy_k, t.double_n, t.double_k, t.chance_n, t.chance_k, t.left_sum,
+                t.left_sq, t.missed_n, t.missed_points, t.bonus_plays, t.bonus_points,
+                t.block_n, t.block_k), strict=True):
+            row[place] += value
+        for at in range(1, MOVE_CAP + 1):
+            row[_PLAYS_AT[at]] += t.plays_at[at]
+            row[_BONUS_AT[at]] += t.bonus_at[at]
+    misses = [(left, rnd, mv, ids[seat], sc, be)
+              for left, rnd, mv, seat, sc, be in counted.misses]
+    for seat, score in counted.bonus:
+        _hist(c, ids[seat], "bonus", _num(score))
     rules = _rules(str(game.get("ruleset") or "null"))
     sides = rules.sides(n) if rules is not None else [(s,) for s in range(n)]
     _rounds_and_seats(c, facts, ids, rows, own_bonus, finished)
@@ -611,7 +578,7 @@ def rebuild(db: Database, *, from_logs: bool = True, batch: int = 200,
                 game = dict(zip(("id", "started_at", "imported_at", "frontend", "status",
                                  "ruleset", "variant", "preset"), row[:8], strict=True))
                 if from_logs:
-                    facts = _refresh_facts(db, game, json.loads(row[8]))
+                    facts = _refresh_facts(db, game, json.loads(storage.log_text(row[8])))
                 else:
                     facts = stored.get(game["id"]) if stored else None
                 acc.add(game["id"], contribution(game, facts))

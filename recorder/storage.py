@@ -4,11 +4,13 @@ Everything the service keeps lives in one embedded SQLite database opened throug
 sqlite-utils. The schema is a set of named migrations (``sqlite_utils.Migrations``)
 that are safe to re-run, so any command can open any file and bring it up to date.
 
-An accepted game becomes one ``games`` row (the verbatim log, the engine's answer and
-the facts every list page filters on) plus ``players``, ``rounds`` and ``moves`` rows
-with the facts the statistics need, so no page ever re-parses a log. Column names are
-meant to be read in Datasette: foreign keys are declared, JSON columns hold JSON text,
-and booleans are 0/1.
+An accepted game becomes one ``games`` row (the log as received, compressed; the
+engine's answer; the facts every list page filters on) plus ``players``, ``rounds`` and
+``round_moves`` rows with the facts the statistics need, so no page ever re-parses a
+log. A round's moves are one ``round_moves`` row (``recorder.packing``); the ``moves``
+view gives them back a row per move, with the columns the ``moves`` table had. Column
+names are meant to be read in Datasette: foreign keys are declared, JSON columns hold
+JSON text, and booleans are 0/1.
 
 Writers take the write lock up front (``BEGIN IMMEDIATE``): with several processes on
 one WAL file, a deferred transaction that reads and then writes can fail at once with
@@ -20,6 +22,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,7 +33,7 @@ from typing import Any
 
 from sqlite_utils import Database, Migrations
 
-from recorder import identity, jsontext, names, query
+from recorder import identity, jsontext, names, packing, query
 from recorder.errors import RulesetError
 from recorder.rules import Ruleset
 
@@ -131,6 +135,12 @@ def normalize_timestamp(value: object) -> str | None:
 # them behind the write lock.
 
 migrations = Migrations("recorder")
+
+
+def _object_type(db: Database, name: str) -> str | None:
+    """``table``, ``view`` or ``index`` for what bears this name, None when nothing does."""
+    row = db.execute("SELECT type FROM sqlite_master WHERE name = ?", [name]).fetchone()
+    return None if row is None else str(row[0])
 
 
 @migrations()
@@ -245,6 +255,8 @@ def m003_facts(db: Database) -> None:
         foreign_keys=[("game", "games", "id")],
         if_not_exists=True,
     )
+    if _object_type(db, "moves") == "view":
+        return  # since m012_round_moves, a view of round_moves (this step run again)
     db.table("moves").create(
         {
             "game": int,
@@ -344,6 +356,8 @@ def m006_stats_facts(db: Database) -> None:
         "games": {"variant": str},
     }
     for table, columns in added.items():
+        if _object_type(db, table) != "table":
+            continue  # moves, a view since m012_round_moves (this step run again)
         have = {c.name for c in db.table(table).columns}
         for name, kind in columns.items():
             if name not in have:
@@ -458,9 +472,12 @@ def m007_stats_aggregates(db: Database) -> None:
 
 
 CLUSTERED_TABLES = ("moves", "rounds", "players")
-"""The per-game fact tables, stored ``WITHOUT ROWID``: clustered on their primary key
-(game, ...), a row is stored once instead of in the table and again in the key's index,
-and a game's rows are one contiguous read."""
+"""The per-game fact tables as ``m008_clustered_facts`` found them, then stored ``WITHOUT
+ROWID``: clustered on their primary key (game, ...), a row is stored once instead of in
+the table and again in the key's index, and a game's rows are one contiguous read."""
+FACT_TABLES = ("round_moves", "rounds", "players")
+"""The per-game fact tables now, every one ``WITHOUT ROWID`` (``moves`` is a view of
+``round_moves`` since ``m012_round_moves``)."""
 
 
 @migrations()
@@ -473,10 +490,11 @@ def m008_clustered_facts(db: Database) -> None:
     database the tables are empty and this costs nothing.
     """
     for table in CLUSTERED_TABLES:
-        sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
-                         [table]).fetchone()[0]
-        if "WITHOUT ROWID" in sql.upper():
-            continue
+        found = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                           [table]).fetchone()
+        if found is None or "WITHOUT ROWID" in found[0].upper():
+            continue  # clustered already, or no longer a table (``moves``, since m012)
+        sql = found[0]
         indexes = [row[0] for row in db.execute(
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
             "AND sql IS NOT NULL", [table])]
@@ -587,6 +605,221 @@ def set_meta(db: Database, key: str, value: str) -> None:
                "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value])
 
 
+def _moves_view_sql() -> str:
+    """The ``moves`` view: each ``round_moves`` row unpacked into a row per move.
+
+    Written with SQLite's own functions only (``json_each``, ``unicode``, ``substr``), so
+    Datasette and the ``sqlite3`` shell read it as the recorder does. The columns, their
+    order and their types are those of the ``moves`` table it replaces (``MOVE_COLUMNS``
+    after ``game``): ``ms``, ``score`` and ``best_score`` are floats, as the table's
+    REAL columns made them. The byte layout is ``recorder.packing``'s.
+    """
+    width = packing.WIDTH
+
+    def byte(k: int) -> str:
+        return f"unicode(substr(m.facts, j.key * {width} + {k + 1}, 1))"
+
+    def either(packed: str, odd: int) -> str:
+        return (f"CASE WHEN m.odd IS NULL THEN {packed} "
+                f"ELSE json_extract(m.odd, '$[' || j.key || '][{odd}]') END")
+
+    def named(k: int, names: Sequence[str]) -> str:
+        cases = " ".join(f"WHEN {i + 2} THEN '{name}'" for i, name in enumerate(names))
+        return f"CASE {byte(k)} {cases} END"
+
+    def number(k: int) -> str:
+        return f"nullif({byte(k)}, {packing.NULL}) - 2"
+
+    at = {name: i for i, name in enumerate(packing.FIELDS)}
+    odd = {name: i for i, name in enumerate(packing.ODD_COLUMNS)}
+    tile = (f"CASE WHEN {byte(at['tile_a'])} > {packing.NULL} THEN "
+            f"({byte(at['tile_a'])} - 2) || '-' || ({byte(at['tile_b'])} - 2) END")
+    columns = {
+        "game": "m.game",
+        "round": "m.round",
+        "move": either("j.key + 1", odd["move"]),
+        "player": either(number(at["player"]), odd["player"]),
+        "action": either(named(at["action"], packing.ACTIONS), odd["action"]),
+        "tile": either(tile, odd["tile"]),
+        "side": either(named(at["side"], packing.SIDES), odd["side"]),
+        "ms": "CAST(j.value AS REAL)",
+    }
+    for name in MOVE_COLUMNS:
+        if name in columns:
+            continue
+        value = either(number(at[name]), odd[name])
+        columns[name] = f"CAST({value} AS REAL)" if name in packing.REAL_COLUMNS else value
+    assert list(columns) == ["game", *MOVE_COLUMNS]
+    select = ",\n  ".join(f"{sql} AS [{name}]" for name, sql in columns.items())
+    return f"CREATE VIEW moves AS SELECT\n  {select}\nFROM round_moves AS m, json_each(m.ms) AS j"
+
+
+_OLD_MOVES = ("round", "move", "player", "action", "tile", "side", "ms", "legal_count",
+              "score", "best_score", "forced", "pips", "best_pips", "least_pips", "double",
+              "double_choice", "next_stuck")
+"""The columns of the ``moves`` table before ``m012_round_moves``, in its order."""
+CONVERT_GAMES = 200
+"""Games a resumable migration converts per transaction."""
+
+
+def _create_round_moves(db: Database) -> None:
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS round_moves ("
+        "[game] INTEGER NOT NULL REFERENCES [games]([id]), [round] INTEGER NOT NULL, "
+        "[ms] TEXT NOT NULL, [facts] BLOB, [odd] TEXT, "
+        "PRIMARY KEY ([game], [round])) WITHOUT ROWID")
+
+
+def _convert_moves(db: Database, games: int | None) -> int:
+    """Pack the old ``moves`` rows of the next ``games`` games (all with None) into
+    ``round_moves``, deleting them from ``moves``; returns the number of games done.
+
+    In the caller's transaction: the rows of a game leave the table in the same
+    transaction that writes them packed, so a stop at any point loses and doubles none.
+    """
+    first = db.execute("SELECT game FROM moves ORDER BY game LIMIT 1").fetchone()
+    if first is None:
+        return 0
+    if games is None:
+        last = db.execute("SELECT max(game) FROM moves").fetchone()[0]
+    else:
+        last = db.execute("SELECT max(game) FROM (SELECT DISTINCT game FROM moves "
+                          "WHERE game >= ? ORDER BY game LIMIT ?)", [first[0], games]
+                          ).fetchone()[0]
+    columns = ", ".join(f"[{c}]" for c in _OLD_MOVES)
+    cursor = db.execute(f"SELECT game, {columns} FROM moves WHERE game BETWEEN ? AND ? "
+                        "ORDER BY game, round, move", [first[0], last])
+    packed: list[tuple[Any, ...]] = []
+    done: set[int] = set()
+    key: tuple[int, int] | None = None
+    rows: list[tuple[Any, ...]] = []
+    for row in cursor:
+        if (row[0], row[1]) != key:
+            if key is not None:
+                packed.append((*key, *packing.pack_rows(rows)))
+            key, rows = (row[0], row[1]), []
+            done.add(row[0])
+        rows.append(row[1:])
+    if key is not None:
+        packed.append((*key, *packing.pack_rows(rows)))
+    db.conn.executemany(_ROUND_MOVES_SQL, packed)
+    db.execute("DELETE FROM moves WHERE game BETWEEN ? AND ?", [first[0], last])
+    return len(done)
+
+
+def _convert_moves_in_batches(db: Database) -> None:
+    """The resumable part of ``m012_round_moves``: batches of games, each committed."""
+    if _object_type(db, "moves") != "table":
+        return
+    with write_transaction(db):
+        _create_round_moves(db)
+    total = db.execute("SELECT count(DISTINCT game) FROM moves").fetchone()[0]
+    with _progress(total, "packing moves") as bar:
+        while True:
+            with write_transaction(db):
+                done = _convert_moves(db, CONVERT_GAMES)
+            if not done:
+                return
+            bar.update(done)
+
+
+@migrations()
+def m012_round_moves(db: Database) -> None:
+    """A round's moves in one row of ``round_moves``, and ``moves`` a view of them.
+
+    The facts of every move of a round are packed into one row (``recorder.packing``),
+    so storing a game writes one row a round where it wrote one a move, and the moves
+    take less than half the space. The ``moves`` view gives back exactly the rows,
+    columns and types of the table it replaces. An existing database is converted in
+    place: :func:`apply_migrations` runs the conversion first in batches of games, each
+    committed (a stopped conversion goes on where it stopped); what is left, here, is
+    dropping the empty table and making the view.
+    """
+    _create_round_moves(db)
+    if _object_type(db, "moves") == "table":
+        while _convert_moves(db, None):
+            pass
+        db.execute("DROP TABLE moves")
+    if _object_type(db, "moves") is None:
+        db.execute(_moves_view_sql())
+
+
+LOG_LEVEL = 3
+"""zlib's level for stored logs: 7 times smaller than the text on the benchmark's logs for
+about 3 us a round of a worker's time (level 6: 8 times, at 2.5 times the time)."""
+
+
+def compress_log(text: bytes) -> bytes:
+    """A log as ``games.log`` keeps it: its UTF-8 bytes compressed with zlib (RFC 1950)."""
+    return zlib.compress(text, LOG_LEVEL)
+
+
+def log_text(stored: str | bytes) -> str:
+    """The log as received from ``games.log`` (compressed, or text from before
+    ``m013_compressed_logs``)."""
+    if isinstance(stored, bytes):
+        return zlib.decompress(stored).decode("utf-8")
+    return stored
+
+
+def _compress_logs(db: Database, games: int | None, after: int = 0) -> tuple[int, int]:
+    """Compress the logs still stored as text of the next ``games`` games (all with None)
+    past id ``after``, in the caller's transaction; returns how many, and the last id."""
+    sql = "SELECT id, log FROM games WHERE id > ? AND typeof(log) = 'text' ORDER BY id"
+    rows = db.execute(sql + ("" if games is None else " LIMIT ?"),
+                      [after] if games is None else [after, games]).fetchall()
+    db.conn.executemany("UPDATE games SET log = ? WHERE id = ?",
+                        [(compress_log(text.encode("utf-8")), pk) for pk, text in rows])
+    return len(rows), (int(rows[-1][0]) if rows else after)
+
+
+def _compress_logs_in_batches(db: Database) -> None:
+    """The resumable part of ``m013_compressed_logs``: batches of games, each committed."""
+    total = db.execute("SELECT count(*) FROM games WHERE typeof(log) = 'text'").fetchone()[0]
+    if not total:
+        return
+    last = 0
+    with _progress(total, "compressing logs") as bar:
+        while True:
+            with write_transaction(db):
+                done, last = _compress_logs(db, CONVERT_GAMES, last)
+            if not done:
+                return
+            bar.update(done)
+
+
+@migrations()
+def m013_compressed_logs(db: Database) -> None:
+    """Each game's log kept compressed (zlib), byte for byte what was received.
+
+    The logs were most of the file; compressed they take about a seventh. Readers get
+    the text from :func:`get_game` and :func:`log_text` (``GET /api/games/<id>/log``
+    serves the received bytes). An existing database is converted in place, in batches
+    of games, each committed, before this step runs (:func:`apply_migrations`).
+    """
+    _compress_logs(db, None)
+
+
+BATCHED_STEPS = {
+    "m012_round_moves": _convert_moves_in_batches,
+    "m013_compressed_logs": _compress_logs_in_batches,
+}
+"""Migrations whose bulk runs first in committed batches: a database of millions of
+rounds converts in minutes, and a conversion that is stopped goes on from where it
+stopped, with no row lost or doubled. The step itself then finds nothing left and
+records itself."""
+
+
+@contextmanager
+def _progress(total: int, what: str) -> Iterator[Any]:
+    """A progress bar on stderr for a conversion (tqdm; shown on a terminal only)."""
+    from tqdm import tqdm
+
+    with tqdm(total=total, desc=what, unit=" games", file=sys.stderr, mininterval=0.5,
+              disable=None, leave=False) as bar:
+        yield bar
+
+
 # ---------------------------------------------------------------------------------------
 # Connections and transactions.
 
@@ -621,18 +854,28 @@ def connect(path: str | os.PathLike[str] | None = None, *, migrate: bool = True)
 def apply_migrations(db: Database) -> list[str]:
     """Switch the file to WAL and apply pending migrations; returns the names applied.
 
-    The steps run inside one ``BEGIN IMMEDIATE`` transaction so that two processes
-    opening a new file at the same moment apply them one after the other.
+    Each step runs inside a ``BEGIN IMMEDIATE`` transaction, so that two processes
+    opening a new file at the same moment apply them one after the other. A step of
+    :data:`BATCHED_STEPS` first converts the rows it concerns in batches, each its own
+    transaction, with a progress bar: a stopped conversion loses nothing and the next
+    command to open the file carries it on.
     """
     if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         db.enable_wal()
-    pending = migrations.pending(db)
-    if not pending:
-        return []
-    with write_transaction(db):
+    applied: list[str] = []
+    while True:
         pending = migrations.pending(db)
-        migrations.apply(db)
-    return [m.name for m in pending]
+        if not pending:
+            return applied
+        step = pending[0]
+        batched = BATCHED_STEPS.get(step.name)
+        if batched is not None:
+            batched(db)
+        with write_transaction(db):
+            pending = migrations.pending(db)
+            if pending and pending[0].name == step.name:  # else another process did it
+                migrations.apply(db, stop_before=[m.name for m in pending[1:]])
+                applied.append(step.name)
 
 
 @contextmanager
@@ -715,9 +958,16 @@ class GameRecord:
     game: dict[str, Any]
     players: list[tuple[Any, ...]] = field(default_factory=list)
     rounds: list[tuple[Any, ...]] = field(default_factory=list)
-    moves: list[tuple[Any, ...]] = field(default_factory=list)
+    round_moves: list[tuple[Any, ...]] = field(default_factory=list)
+    """``round_moves`` rows without the game: (round, ms, facts, odd), a row per round."""
     stats: Any = None
     """The game's contribution to the statistics aggregates (``recorder.stats``), if any."""
+
+    @property
+    def moves(self) -> list[tuple[Any, ...]]:
+        """The rows of the ``moves`` view (``MOVE_COLUMNS``, without the game), unpacked."""
+        return [(rnd, *row) for rnd, ms, facts, odd in self.round_moves
+                for row in packing.unpack_round(ms, facts, odd)]
 
 
 PLAYER_COLUMNS = (
@@ -743,7 +993,8 @@ def _insert_sql(table: str, columns: Sequence[str]) -> str:
 
 _PLAYER_SQL = _insert_sql("players", PLAYER_COLUMNS)
 _ROUND_SQL = _insert_sql("rounds", ROUND_COLUMNS)
-_MOVE_SQL = _insert_sql("moves", MOVE_COLUMNS)
+ROUND_MOVES_COLUMNS = ("round", "ms", "facts", "odd")
+_ROUND_MOVES_SQL = _insert_sql("round_moves", ROUND_MOVES_COLUMNS)
 
 
 def frontend_of(doc: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -795,7 +1046,7 @@ def variant_key(ruleset: Any) -> str | None:
 def build_record(
     doc: Mapping[str, Any],
     *,
-    log: str,
+    log: bytes | str,
     answer: Mapping[str, Any],
     facts: Any,
     content_hash: str,
@@ -805,7 +1056,9 @@ def build_record(
     """The rows of one replayed, valid game.
 
     ``facts`` come from ``recorder.analysis.analyse(doc)`` (or None, when the engine has no
-    facts to give: then only the ``games`` row is written).
+    facts to give: then only the ``games`` row is written). ``log`` is the document's
+    bytes as received, stored compressed (:func:`compress_log`); a text is stored as it
+    is (a placeholder, where only the facts are wanted).
     """
     _, version = frontend_of(doc)
     key = identity.identity_key(doc)
@@ -837,7 +1090,7 @@ def build_record(
                                      answer.get("winners") or []),
         "source": public_source(source),
         "uploaded_by": uploaded_by,
-        "log": log,
+        "log": compress_log(log) if isinstance(log, bytes) else log,
         "answer": to_json(answer),
         "identity": identity.IDENTITY_VERSION,
     }
@@ -857,9 +1110,8 @@ def build_record(
             to_json(r.bonus), _flag(r.blocked), to_json(r.pips_left), r.ended_by, r.moves,
             r.draws, r.passes, r.boneyard_left, r.block_certain, r.ending,
         ))
-    # the moves table's columns are MoveFact's fields, in order (analysis.MoveFact.as_row)
-    record.moves = [m.as_row() for m in facts.moves]
-    game["moves_count"] = len(record.moves)
+    record.round_moves = packing.pack_game(facts.moves)
+    game["moves_count"] = len(facts.moves)
     return record
 
 
@@ -890,8 +1142,8 @@ def insert_game(db: Database, record: GameRecord) -> int:
         conn.executemany(_PLAYER_SQL, [(game_id, *row) for row in record.players])
     if record.rounds:
         conn.executemany(_ROUND_SQL, [(game_id, *row) for row in record.rounds])
-    if record.moves:
-        conn.executemany(_MOVE_SQL, [(game_id, *row) for row in record.moves])
+    if record.round_moves:
+        conn.executemany(_ROUND_MOVES_SQL, [(game_id, *row) for row in record.round_moves])
     return game_id
 
 
@@ -911,14 +1163,14 @@ def replace_game(db: Database, game_pk: int, record: GameRecord) -> None:
 def replace_facts(db: Database, game_pk: int, record: GameRecord) -> None:
     """Swap a stored game's players, rounds and moves rows for ``record``'s (a rebuild)."""
     conn = db.conn
-    for table in ("moves", "rounds", "players"):
+    for table in ("round_moves", "rounds", "players"):
         conn.execute(f"DELETE FROM [{table}] WHERE game = ?", [game_pk])
     if record.players:
         conn.executemany(_PLAYER_SQL, [(game_pk, *row) for row in record.players])
     if record.rounds:
         conn.executemany(_ROUND_SQL, [(game_pk, *row) for row in record.rounds])
-    if record.moves:
-        conn.executemany(_MOVE_SQL, [(game_pk, *row) for row in record.moves])
+    if record.round_moves:
+        conn.executemany(_ROUND_MOVES_SQL, [(game_pk, *row) for row in record.round_moves])
 
 
 def find_by_hash(db: Database, content_hash: str) -> dict[str, Any] | None:
@@ -1075,8 +1327,11 @@ def public_source(source: str | None) -> str | None:
 
 
 def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A games row as API data: JSON columns decoded, the source without a server path."""
+    """A games row as API data: JSON columns decoded, the source without a server path,
+    the log as the text received."""
     out = dict(row)
+    if out.get("log") is not None:
+        out["log"] = log_text(out["log"])
     for key in _JSON_COLUMNS.intersection(out):
         if out[key] is not None:
             out[key] = json.loads(out[key])
@@ -1134,10 +1389,12 @@ def get_summary(db: Database, game_pk: int) -> dict[str, Any] | None:
 
 
 def get_game(db: Database, game_pk: int) -> dict[str, Any] | None:
-    """One stored game with every column (log text and answer included)."""
+    """One stored game with every column (the log as the text received, the answer)."""
     cursor = db.execute("SELECT * FROM games WHERE id = ?", [game_pk])
     row = cursor.fetchone()
     if row is None:
         return None
     names = [d[0] for d in cursor.description]
-    return dict(zip(names, row, strict=True))
+    out = dict(zip(names, row, strict=True))
+    out["log"] = log_text(out["log"])
+    return out

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from conftest import break_game, make_game
 
-from recorder import parquet
+from recorder import parquet, storage
 
 SKIP_TIME = ("imported_at", "played_at", "refused_at")
 SHARD = 20_000
@@ -87,9 +87,15 @@ def ordered(rows: Any) -> list[tuple[Any, ...]]:
 
 
 def sqlite_rows(db_path: Path, table: str, columns: list[str]) -> list[tuple[Any, ...]]:
+    """The rows as a dataset holds them: the log as the text received (the store keeps
+    it compressed)."""
     with sqlite3.connect(db_path) as db:
         names = ", ".join(f"[{c}]" for c in columns)
-        return ordered(db.execute(f"SELECT {names} FROM [{table}]").fetchall())
+        rows = db.execute(f"SELECT {names} FROM [{table}]").fetchall()
+    if table == "games" and "log" in columns:
+        at = columns.index("log")
+        rows = [(*r[:at], storage.log_text(r[at]), *r[at + 1:]) for r in rows]
+    return ordered(rows)
 
 
 def parquet_rows(out: str | Path, dataset: str, columns: list[str]) -> list[tuple[Any, ...]]:

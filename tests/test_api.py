@@ -545,7 +545,7 @@ def test_serve_imports_the_samples_on_first_start_only(tmp_path: Path,
     db_file = tmp_path / "instance" / "recorder.db"
     assert db_file.exists()
     db = storage.connect(db_file)
-    db.execute("DELETE FROM moves WHERE game = 1")
+    db.execute("DELETE FROM round_moves WHERE game = 1")
     db.execute("DELETE FROM rounds WHERE game = 1")
     db.execute("DELETE FROM players WHERE game = 1")
     db.execute("DELETE FROM games WHERE id = 1")

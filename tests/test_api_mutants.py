@@ -99,14 +99,14 @@ def test_a_partial_failure_answers_500_with_its_sentence(
     """One document the recorder fails on (not the log's fault): 500, and the report."""
     from recorder import ingest
 
-    real = ingest.log_text
+    real = ingest.log_bytes
 
-    def failing(parsed: Any) -> str:
+    def failing(parsed: Any) -> bytes:
         if isinstance(parsed.doc, dict) and parsed.doc.get("game_id") == "game-2":
             raise RuntimeError("planted")
-        return str(real(parsed))
+        return bytes(real(parsed))
 
-    monkeypatch.setattr(ingest, "log_text", failing)
+    monkeypatch.setattr(ingest, "log_bytes", failing)
     docs = [make_game(1), make_game(2), make_game(3)]
     docs[0]["game_id"] = "søren-1"
     response = client.post("/api/games", data=jsonl(docs), headers=auth)

@@ -76,7 +76,7 @@ def test_opening_an_old_database_brings_it_to_todays_rules(old_db: Path, tmp_pat
     games = rows(old_db, "SELECT id, content_hash, frontend, game_id, log, identity FROM games")
     assert [g[0] for g in games] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 14]
     for pk, content_hash, frontend, _, log, version in games:
-        doc = json.loads(log)
+        doc = json.loads(storage.log_text(log))  # kept compressed
         assert content_hash == identity.content_hash(doc), pk
         assert version == identity.IDENTITY_VERSION
         assert frontend == identity.frontend_name(doc)
@@ -101,7 +101,8 @@ def test_opening_an_old_database_brings_it_to_todays_rules(old_db: Path, tmp_pat
     db = storage.connect(old_db)
     from recorder.ingest import import_upload
 
-    twin_log = json.loads(rows(old_db, "SELECT log FROM games WHERE id = 9")[0][0])
+    stored = rows(old_db, "SELECT log FROM games WHERE id = 9")[0][0]
+    twin_log = json.loads(storage.log_text(stored))
     twin_log["frontend"]["name"] = "VICTIM-APP"
     _, outcomes = import_upload(db, json.dumps(twin_log).encode())
     assert [(o.status, o.id) for o in outcomes] == [("duplicate", 9)]

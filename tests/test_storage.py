@@ -10,12 +10,13 @@ import pytest
 from recorder import storage
 from recorder.tokens import Verdict, check_token, create_token, list_tokens, revoke_tokens
 
-TABLES = {"games", "players", "rounds", "moves", "tokens"}
+TABLES = {"games", "players", "rounds", "round_moves", "tokens"}
 
 
 def test_a_new_file_gets_every_table_in_wal_mode(db_path: Path) -> None:
     db = storage.connect(db_path)
     assert set(db.table_names()) >= TABLES
+    assert "moves" in db.view_names()
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert storage.integrity_check(db) == "ok"
     db.close()
@@ -27,7 +28,7 @@ def test_migrations_are_safe_to_run_again(db_path: Path) -> None:
     assert applied == ["m001_tokens", "m002_games", "m003_facts", "m004_game_list",
                        "m005_token_scopes", "m006_stats_facts", "m007_stats_aggregates",
                        "m008_clustered_facts", "m009_round_endings", "m010_token_frontend",
-                       "m011_identity_v2"]
+                       "m011_identity_v2", "m012_round_moves", "m013_compressed_logs"]
     assert storage.apply_migrations(db) == []
     db.close()
     # A file whose migration record was lost still opens: every step is idempotent.
@@ -57,7 +58,7 @@ def test_several_connections_opening_a_new_file_at_once_all_succeed(tmp_path: Pa
 
 
 def test_foreign_keys_are_declared_for_datasette(db: storage.Database) -> None:
-    for table in ("players", "rounds", "moves"):
+    for table in ("players", "rounds", "round_moves"):
         (fk,) = db[table].foreign_keys
         assert (fk.column, fk.other_table, fk.other_column) == ("game", "games", "id")
     (fk,) = db["games"].foreign_keys

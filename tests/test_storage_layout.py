@@ -1,7 +1,8 @@
 """The fact tables are clustered on their key (``WITHOUT ROWID``), new and migrated alike.
 
 A database made before the change is brought over by a migration that must keep every
-row, every index and what the API shows; one made after is created that way.
+row, every index and what the API shows; one made after is created that way. (The
+``moves`` table became a view of ``round_moves`` later: ``tests/test_round_moves.py``.)
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import ROOT
+from legacy import lines_of, old_database, old_store
 
 from recorder import ingest, storage
 
@@ -20,41 +22,41 @@ def table_sql(db: Any, table: str) -> str:
     return str(db.execute("SELECT sql FROM sqlite_master WHERE name = ?", [table]).fetchone()[0])
 
 
+KEYS = {"moves": "game, round, move", "rounds": "game, round", "players": "game, seat"}
+
+
 def rows(db: Any, table: str) -> list[tuple[Any, ...]]:
-    keys = ", ".join(db[table].pks)
-    return db.execute(f"SELECT * FROM [{table}] ORDER BY {keys}").fetchall()
+    return db.execute(f"SELECT * FROM [{table}] ORDER BY {KEYS[table]}").fetchall()
 
 
 def test_a_new_database_clusters_the_fact_tables(tmp_path: Path) -> None:
     db = storage.connect(tmp_path / "new.db")
-    for table in storage.CLUSTERED_TABLES:
+    for table in storage.FACT_TABLES:
         assert table_sql(db, table).endswith("WITHOUT ROWID")
-    assert db["moves"].pks == ["game", "round", "move"]
-    assert [fk.other_table for fk in db["moves"].foreign_keys] == ["games"]
+    assert db["round_moves"].pks == ["game", "round"]
+    assert [fk.other_table for fk in db["round_moves"].foreign_keys] == ["games"]
     db.close()
 
 
 def test_the_migration_keeps_every_row_and_index(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    old = storage.connect(path, migrate=False)
-    old.enable_wal()
-    storage.migrations.apply(old, stop_before="m008_clustered_facts")
+    old = old_database(path, stop_before="m008_clustered_facts")
     assert "WITHOUT ROWID" not in table_sql(old, "moves")
-    # today's import writes columns of later migrations; added as those add them, they
-    # leave the table a rowid table
+    # today's rows have columns of later migrations; added as those add them, they leave
+    # the table a rowid table
     old.execute("ALTER TABLE rounds ADD COLUMN ending TEXT")
     old.execute("ALTER TABLE games ADD COLUMN identity INTEGER")
-    _, outcomes = ingest.import_paths(old, [str(SAMPLES / "spilop-2p.jsonl")])
-    assert {o.status for o in outcomes} == {"accepted"}
+    assert old_store(old, lines_of([SAMPLES / "spilop-2p.jsonl"]))
     before = {t: rows(old, t) for t in storage.CLUSTERED_TABLES}
     indexes = {r[0] for r in old.execute(
         "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
     old.close()
     assert len(before["moves"]) > 100
 
-    db = storage.connect(path)  # the pending migration runs
-    for table in storage.CLUSTERED_TABLES:
+    db = storage.connect(path)  # the pending migrations run
+    for table in storage.FACT_TABLES:
         assert table_sql(db, table).endswith("WITHOUT ROWID")
+    for table in storage.CLUSTERED_TABLES:
         assert rows(db, table) == before[table]
     # every index kept, and the one a later migration adds (the games list's variant filter)
     assert {r[0] for r in db.execute(

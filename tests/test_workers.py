@@ -62,7 +62,8 @@ def check_stored(db_path: Path, docs: list[dict[str, Any]]) -> None:
     finished round and per move, and the statistics' counters summed per player."""
     db = sqlite3.connect(db_path)
     try:
-        games = {(frontend, game_id): (pk, json.loads(text), status, rounds, moves)
+        games = {(frontend, game_id): (pk, json.loads(storage.log_text(text)), status, rounds,
+                                       moves)
                  for pk, frontend, game_id, text, status, rounds, moves in db.execute(
                      "SELECT id, frontend, game_id, log, status, rounds_count, moves_count "
                      "FROM games")}
