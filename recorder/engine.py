@@ -37,6 +37,9 @@ RIGHT: Final = 1
 UP: Final = 2
 DOWN: Final = 3
 MAX_REDEALS: Final = 1000
+#: :meth:`Round.move_codes` of a draw and of a pass (a play's code is never negative)
+DRAW_CODE: Final = -1
+PASS_CODE: Final = -2
 
 # round phases
 DRAW_FOR_DOUBLE: Final = "draw-for-double"
@@ -547,6 +550,76 @@ class Round:
         if self.phase == OPENING or seat != self.turn:
             return []
         return [Move(seat, "draw")] if self.may_draw() else [Move(seat, "pass")]
+
+    def move_codes(self, seat: int) -> list[int]:
+        """:meth:`legal_moves` of ``seat`` as small integers, in the same order: for search.
+
+        A play is ``kind << 4 | (end + 1) << 1 | closed`` (end -1: the opening tile),
+        a draw :data:`DRAW_CODE`, a pass :data:`PASS_CODE`; :meth:`code_move` turns a
+        code back into the :class:`Move` that ``legal_moves`` lists, and
+        :meth:`apply_code` plays it. A searcher visits millions of positions, and
+        building a ``Move`` and parsing its tile back for each would cost most of
+        its time.
+        """
+        if self.phase != PLAY:
+            if self.phase == DRAW_FOR_DOUBLE:
+                return [DRAW_CODE] if seat == self.turn else []
+            return [(k << 4) for k, _ in self._plays(seat)]  # the opening (or over: none)
+        if seat != self.turn:
+            return []
+        tiles = self.tiles
+        playable = self.hands[seat] & self.open_mask
+        if not playable:
+            return [DRAW_CODE] if self.may_draw() else [PASS_CODE]
+        kinds = tiles.kinds
+        if tiles.sets == 2:  # a kind once, whichever copies are held
+            playable = (playable | (playable >> kinds)) & ((1 << kinds) - 1)
+        close = self.rules.closed_doubles and self._may_close()
+        value = self.value
+        out: list[int] = []
+        while playable:
+            low = playable & -playable
+            playable ^= low
+            k = low.bit_length() - 1
+            lo, hi = tiles.kind_lo[k], tiles.kind_hi[k]
+            for e in range(4):  # left, right, up, down
+                v = value[e]
+                if v >= 0 and (v == lo or v == hi):
+                    code = (k << 4) | ((e + 1) << 1)
+                    out.append(code)
+                    if close and lo == hi:
+                        out.append(code | 1)
+        return out
+
+    def code_move(self, seat: int, code: int) -> Move:
+        """The :class:`Move` of a code of :meth:`move_codes`, as ``legal_moves`` writes it."""
+        if code == DRAW_CODE:
+            return Move(seat, "draw")
+        if code == PASS_CODE:
+            return Move(seat, "pass")
+        kind, e = code >> 4, ((code >> 1) & 7) - 1
+        end = None
+        if e >= 0:
+            lo, hi = self.tiles.kind_lo[kind], self.tiles.kind_hi[kind]
+            if sum(1 for v in self.value if v >= 0 and (v == lo or v == hi)) > 1:
+                end = END_NAMES[e]
+        return Move(seat, "play", self.tiles.kind_name[kind], end, closed=(code & 1) == 1)
+
+    def apply_code(self, seat: int, code: int) -> None:
+        """Play a code of :meth:`move_codes`, unchecked: the searcher's :meth:`apply`.
+
+        It commits exactly what :meth:`apply` would after checking the move
+        :meth:`code_move` gives (an opening tile lies with its low half on the left,
+        as ``legal_moves`` writes it).
+        """
+        if code >= 0:
+            kind = code >> 4
+            self._commit(seat, "play", kind, self.tiles.kind_lo[kind], ((code >> 1) & 7) - 1,
+                         (code & 1) == 1)
+        elif code == DRAW_CODE:
+            self._commit(seat, "draw", 0, 0, 0)
+        else:
+            self._commit(seat, "pass", 0, 0, 0)
 
     def options(self, seat: int) -> tuple[int, int]:
         """How many legal moves ``seat`` has now, and the most bonus one of them scores.
