@@ -291,6 +291,12 @@ def _holds_double(tiles: TileSet, hands: Sequence[int]) -> bool:
     return any(h & doubles for h in hands)
 
 
+#: what :meth:`Round.snapshot` keeps: every field a move may change
+Snapshot = tuple[tuple[int, ...], int, str, int, tuple[int, ...], int, int, bool, bool, bool,
+                 int, bool, tuple[int, ...], int, int, int, int, "RoundResult | None", int,
+                 int]
+
+
 # ---------------------------------------------------------------------- a round
 class Round:
     """The state of one round. Build with :meth:`start`; advance with :meth:`apply`."""
@@ -443,30 +449,89 @@ class Round:
                 return k
         return -1
 
-    def copy(self) -> Round:
+    def copy(self, *, history: bool = True) -> Round:
+        """An independent snapshot. ``history=False`` leaves out the tiles placed so far
+        (``board`` and ``closed_tiles`` start empty): the same position and future, for
+        a searcher that copies a round at every node and never draws the board."""
         other = Round()
         other.rules, other.tiles, other.players, other.deal = (
             self.rules, self.tiles, self.players, self.deal)
-        other.hands = list(self.hands)
+        other.hands = self.hands.copy()
         other.boneyard, other.drawn = self.boneyard, self.drawn
-        other.value = list(self.value)
-        other.dbl = list(self.dbl)
-        other.covered = list(self.covered)
+        other.value = self.value.copy()
+        other.dbl = self.dbl.copy()
+        other.covered = self.covered.copy()
         other.arms_open, other.opener_double, other.spinner = (
             self.arms_open, self.opener_double, self.spinner)
         other.open_mask, other.drew = self.open_mask, self.drew
-        other.bonus = list(self.bonus)
+        other.bonus = self.bonus.copy()
         other.last_player, other.last_play, other.moves = (
             self.last_player, self.last_play, self.moves)
-        other.board = list(self.board)
-        other.shut = list(self.shut)
+        other.board = self.board.copy() if history else []
+        other.shut = self.shut.copy()
         other.shut_pips = self.shut_pips
-        other.closed_tiles = list(self.closed_tiles)
+        other.closed_tiles = self.closed_tiles.copy() if history else []
         other.pot, other.target_from, other.result = self.pot, self.target_from, self.result
         other._stock_limit = self._stock_limit
         other.openers, other.opening_kind = self.openers, self.opening_kind
         other.turn, other.phase = self.turn, self.phase
         return other
+
+    def snapshot(self) -> Snapshot:
+        """What :meth:`restore` needs to bring this round back to now, whatever moves are
+        applied in between: a searcher's make and unmake, instead of a :meth:`copy` at
+        every node. Everything a move may change is in it (``tests/test_solver.py``
+        compares every slot after a restore)."""
+        ends = 0
+        value, dbl, covered, shut = self.value, self.dbl, self.covered, self.shut
+        for e in range(4):
+            ends = (ends << 8) | ((value[e] + 1) << 3) | (int(dbl[e]) << 2) | (
+                int(covered[e]) << 1) | int(shut[e])
+        return (tuple(self.hands), self.drawn, self.phase, self.turn, self.openers,
+                self.opening_kind, ends, self.arms_open, self.opener_double, self.spinner,
+                self.open_mask, self.drew, tuple(self.bonus), self.last_player,
+                self.last_play, self.moves, len(self.board), self.result, self.shut_pips,
+                len(self.closed_tiles))
+
+    def restore(self, saved: Snapshot) -> None:
+        """Bring the round back to the moment :meth:`snapshot` took ``saved``."""
+        hands, bonus = saved[0], saved[12]
+        ends: int = saved[6]
+        placed: int = saved[16]
+        closed: int = saved[19]
+        self.drawn, self.phase, self.turn, self.openers, self.opening_kind = (
+            saved[1], saved[2], saved[3], saved[4], saved[5])
+        self.arms_open, self.opener_double, self.spinner, self.open_mask, self.drew = (
+            saved[7], saved[8], saved[9], saved[10], saved[11])
+        self.last_player, self.last_play, self.moves, self.result, self.shut_pips = (
+            saved[13], saved[14], saved[15], saved[17], saved[18])
+        # only what changed is written back: a list store costs more than a read
+        mine = self.hands
+        for i in range(len(mine)):
+            if mine[i] != hands[i]:
+                mine[i] = hands[i]
+        scores = self.bonus
+        for i in range(len(scores)):
+            if scores[i] != bonus[i]:
+                scores[i] = bonus[i]
+        value, dbl, covered, shut = self.value, self.dbl, self.covered, self.shut
+        for e in range(3, -1, -1):
+            if shut[e] != ((ends & 1) == 1):
+                shut[e] = (ends & 1) == 1
+            if covered[e] != ((ends & 2) == 2):
+                covered[e] = (ends & 2) == 2
+            if dbl[e] != ((ends & 4) == 4):
+                dbl[e] = (ends & 4) == 4
+            v = ((ends >> 3) & 31) - 1
+            if value[e] != v:
+                value[e] = v
+            ends >>= 8
+        board = self.board
+        while len(board) > placed:
+            board.pop()
+        closed_tiles = self.closed_tiles
+        while len(closed_tiles) > closed:
+            closed_tiles.pop()
 
     # ------------------------------------------------------------------ queries
     @property
