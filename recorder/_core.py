@@ -28,7 +28,8 @@ from pathlib import Path
 from types import ModuleType
 
 #: the modules mypyc compiles: the engine, the shuffle, the replay walk and the facts
-COMPILED = ("engine", "shuffle", "tiles", "rules", "replay", "schema", "analysis", "blocking")
+COMPILED = ("engine", "shuffle", "tiles", "rules", "replay", "schema", "analysis", "blocking",
+            "solver")
 #: written by the build beside the extensions: the hash of each source it compiled
 BUILD_INFO = "_core_build.json"
 
