@@ -4,7 +4,8 @@
     python3 dev.py serve     # venv + install + the service on http://127.0.0.1:5000
     python3 dev.py test      # venv + install (+ engines, Chromium) + the whole test suite,
                              # the rules suite again on the pure-Python engine,
-                             # then the JavaScript client's tests with node
+                             # then the JavaScript client: its type declarations checked
+                             # by TypeScript (installed with npm), its tests with node
 
 It needs nothing but Python 3.11+. The virtual environment lives in ``.venv``;
 installs are skipped when ``pyproject.toml`` has not changed since the last one.
@@ -15,6 +16,7 @@ Chromium for the browser tests comes from the system's package manager (Debian's
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -28,9 +30,9 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 
 
-def run(*cmd: str | Path, **kw: object) -> None:
+def run(*cmd: str | Path, cwd: Path = ROOT, **kw: object) -> None:
     print("+", " ".join(str(c) for c in cmd), flush=True)
-    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kw)  # type: ignore[call-overload]
+    subprocess.run([str(c) for c in cmd], check=True, cwd=cwd, **kw)  # type: ignore[call-overload]
 
 
 def ensure_venv(extras: str) -> None:
@@ -106,7 +108,7 @@ def main(argv: list[str]) -> int:
     if argv[0] == "serve":
         ensure_venv("")
         return subprocess.call([str(BIN / "recorder"), "serve", *argv[1:]], cwd=ROOT)
-    ensure_venv("test,engines")  # the engines' own games are part of the tests
+    ensure_venv("test,engines,scale")  # the engines' games and the archive's are tested
     ensure_chromium()
     python_tests = subprocess.call([str(PY), "-m", "pytest", *argv[1:]], cwd=ROOT,
                                    env=expect_build())
@@ -144,18 +146,48 @@ def run_pure_rules_suite(args: list[str]) -> int:
 
 
 def run_js_tests() -> int:
-    """node's test runner over the JavaScript client; a missing node fails only under CI."""
+    """The JavaScript client: its declarations type-checked with TypeScript, then node's
+    test runner. A missing node (or npm, for TypeScript) fails only under CI."""
     node = shutil.which("node")
+    ci = os.environ.get("CI") == "true"
     if node is None:
-        if os.environ.get("CI") == "true":
+        if ci:
             print("error: node is missing; CI=true needs the JavaScript client tested",
                   file=sys.stderr)
             return 1
         print("note: node is missing; the JavaScript client's tests (clients/js) are skipped",
               file=sys.stderr)
         return 0
+    js = ROOT / "clients" / "js"
+    tsc = ensure_typescript(js, ci)
+    types = 0
+    if tsc is not None:
+        print("+ tsc -p clients/js (index.d.ts against test/types.ts)", flush=True)
+        types = subprocess.call([node, str(tsc), "-p", "tsconfig.json"], cwd=js)
+    elif ci:
+        types = 1
     print("+ node --test clients/js/test/", flush=True)
-    return subprocess.call([node, "--test", "test/"], cwd=ROOT / "clients" / "js")
+    return subprocess.call([node, "--test", "test/"], cwd=js) or types
+
+
+def ensure_typescript(js: Path, ci: bool) -> Path | None:
+    """TypeScript as clients/js/package.json pins it, installed with npm when missing."""
+    wanted = json.loads((js / "package.json").read_text())["devDependencies"]["typescript"]
+    package = js / "node_modules" / "typescript" / "package.json"
+    try:
+        have = json.loads(package.read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        have = None
+    if have != wanted:
+        npm = shutil.which("npm")
+        if npm is None:
+            print(f"{'error' if ci else 'note'}: npm is missing, so TypeScript {wanted} cannot "
+                  "be installed and the declarations of clients/js are not type-checked",
+                  file=sys.stderr)
+            return None
+        run(npm, "install", "--no-package-lock", "--no-audit", "--no-fund",
+            "--loglevel=error", cwd=js)
+    return js / "node_modules" / "typescript" / "bin" / "tsc"
 
 
 if __name__ == "__main__":

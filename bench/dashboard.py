@@ -135,8 +135,13 @@ FILTERS: tuple[dict[str, str], ...] = (
     {"preset": "kozel", "players": "4", "since": "2026-01-01"},
     {"player": "kfnielsen", "until": "2026-06-30", "frontend": "web-client"},
 )
-URLS = ("/api/stats", "/api/stats/bonus", "/api/stats/blocked", "/api/stats/players",
-        "/api/stats/players/ingaan")
+URLS = ("/api/stats", "/api/stats/bonus", "/api/stats/blocked", "/api/stats/variants",
+        "/api/stats/compare", "/api/stats/players", "/api/stats/players/ingaan",
+        "/api/stats/people")
+PAGE_PARAMS = {"/api/stats/compare": {"a": "classic", "b": "spilop bonus=true"},
+               "/api/stats/people": {"q": "in"}}
+"""What an URL needs besides the filters (the two variants compared; the text searched)."""
+NO_FILTERS = {"/api/stats", "/api/stats/people"}
 
 
 YARDSTICK = "/api/games"
@@ -154,8 +159,10 @@ def measure_urls(db: Path, repeat: int) -> list[tuple[str, float, float, float, 
 
     app = create_app({"TESTING": True, "DATABASE": str(db)})
     client = app.test_client()
-    asks = [(url, flt) for url in URLS for flt in (FILTERS if url != "/api/stats" else ({},))
-            if not (url.startswith("/api/stats/players/") and "player" in flt)]
+    asks = [(url, {**flt, **PAGE_PARAMS.get(url, {})}) for url in URLS
+            for flt in (FILTERS if url not in NO_FILTERS else ({},))
+            if not (url.startswith("/api/stats/players/") and "player" in flt)
+            and not (url == "/api/stats/compare" and "variant" in flt)]
     asks += [(YARDSTICK, {"limit": "1"})] * len(FILTERS)
     times: dict[str, list[float]] = {}
     for _ in range(repeat):

@@ -24,11 +24,15 @@ def start_server(db: Path, *, threads: int = 4, extra: Sequence[str] = (),
     """waitress serving ``db`` on 127.0.0.1; returns the process and its URL once it listens.
 
     The child imports this checkout (``PYTHONPATH``) and no database named by the caller's
-    environment, so a benchmark measures exactly the store it built.
+    environment, so a benchmark measures exactly the store it built; its rate limits are
+    off unless the caller's environment sets ``RECORDER_RATELIMIT_ENABLED``.
     """
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RECORDER_DB"}
     env["RECORDER_DB"] = str(db)
+    # every client of a benchmark is on 127.0.0.1: the rate limits per address would
+    # measure themselves, not the server
+    env.setdefault("RECORDER_RATELIMIT_ENABLED", "0")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     proc = subprocess.Popen(
         [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",

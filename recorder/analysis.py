@@ -27,6 +27,9 @@ from recorder.replay import (
     walk,
 )
 
+ENDINGS: Final = ("domino", "blocked", "target")
+"""The ways a round can end, as the ``rounds.ending`` column names them."""
+
 _MOVE_FACT_FIELDS: Final = (
     "round", "move", "player", "action", "tile", "end", "ms", "legal_count", "score",
     "best_score", "forced", "pips", "best_pips", "least_pips", "double", "double_choice",
@@ -116,6 +119,10 @@ class RoundFact:
     boneyard_left: int = 0
     block_certain: int | None = None
     """Blocked rounds: the move after which only a block could follow (None: not known)."""
+    ending: str = ""
+    """How the round ended (:data:`ENDINGS`): ``domino`` (a player played their last tile),
+    ``blocked`` (nobody could play or draw) or ``target`` (a play took a score to the
+    target, under ``target_check: play``, and the game ended at once)."""
 
 @dataclass(slots=True)
 class PlayerFact:
@@ -226,15 +233,16 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
             certain = None
             if result.blocked and start is not None:
                 certain = certain_from(start, round_moves)
+            ending = round_ending(result.blocked, state.hands[result.ended_by] == 0)
             facts.rounds.append(RoundFact(
                 event.round, opener, opening_tile, answer["winners"], answer["points"],
                 answer["bonus"], result.blocked, answer["pips_left"], result.ended_by,
                 sum(counts.values()), counts["draw"], counts["pass"],
-                state.boneyard_left(), certain,
+                state.boneyard_left(), certain, ending,
             ))
             for seat in result.winners:
                 players[seat].rounds_won += 1
-            if not result.blocked:
+            if ending == "domino":
                 players[result.ended_by].dominoes += 1
             for seat, bonus in enumerate(result.bonus):
                 players[seat].bonus_total = number(players[seat].bonus_total + bonus)
@@ -245,6 +253,18 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
         player.final_score = number(match.scores[seat])
         player.won = seat in match.winners
     return finish_answer(doc, game, answers), facts
+
+
+def round_ending(blocked: bool, hand_empty: bool) -> str:
+    """How a round ended, from the engine's result and the hand of the player who ended it.
+
+    A round that is not blocked ends when a player plays their last tile, or, under
+    ``target_check: play``, when a play takes a score to the target while that player
+    still holds tiles: the same "not blocked" result, told apart by the hand.
+    """
+    if blocked:
+        return "blocked"
+    return "domino" if hand_empty else "target"
 
 
 def _choices(fact: MoveFact, state: Round, legal_count: int, kinds: list[int]) -> None:

@@ -184,6 +184,8 @@ def _answer(item: _Wire, mode: str) -> _Wire:
             text = transcript(doc, answer, where)
         else:
             text = _validate_line(where, answer, doc, strict=mode == "strict")
+            if mode == "strict" and answer["status"] == "finished" and answer.get("mismatches"):
+                return ("doc", text, "claims", failed)  # a verdict of --strict alone
     except Exception as exc:
         log.exception("writing out the answer for %s failed", where)
         failed = True
@@ -304,15 +306,18 @@ def replay_cmd(as_json: bool, workers: int | None, files: tuple[str, ...]) -> No
 
 @main.command("validate")
 @click.option("--strict", is_flag=True,
-              help="Count a game that ends unfinished as a failure (exit 1).")
+              help="Count a game that ends unfinished, or claims a figure that differs from "
+                   "the engine's, as a failure (exit 1).")
 @_workers_option
 @click.argument("files", nargs=-1, required=True)
 def validate_cmd(strict: bool, workers: int | None, files: tuple[str, ...]) -> None:
     """Check every game in FILES; one line a game, exit 1 if any is invalid.
 
-    A game that ends before anyone reaches the target is valid but unfinished: it
-    gets a warning, and with --strict it fails (a logger that stops early, or whose
-    scores part from the engine's, shows up here).
+    A game that ends before anyone reaches the target is valid but unfinished, and a
+    game whose claimed results (points, bonus, winners, scores) differ from the
+    engine's is valid but mis-scored: each gets a warning that names the first
+    differing figure, and with --strict it fails (a logger that stops early, or scores
+    otherwise than the engine, shows up here).
 
     \b
     Examples:
@@ -321,15 +326,17 @@ def validate_cmd(strict: bool, workers: int | None, files: tuple[str, ...]) -> N
     """
     inputs = _Inputs(files, "strict" if strict else "validate", _resolve_workers(workers))
     invalid = False
-    counts = {"finished": 0, "unfinished": 0, "invalid": 0}
+    counts = {"finished": 0, "unfinished": 0, "invalid": 0, "claims": 0}
     with _worker_failure(), contextlib.closing(inputs.results()) as results:
         for chunk in results:
             for _, status in chunk:
                 counts[status] += 1
-                invalid |= status == "invalid" or (strict and status == "unfinished")
+                invalid |= status == "invalid" or (strict and status in ("unfinished",
+                                                                          "claims"))
             click.echo("\n".join(text for text, _ in chunk))
+    differ = f", {counts['claims']} whose claims differ" if counts["claims"] else ""
     click.echo(f"{counts['finished']} finished, {counts['unfinished']} unfinished, "
-               f"{counts['invalid']} invalid", err=True)
+               f"{counts['invalid']} invalid{differ}", err=True)
     sys.exit(inputs.exit_code(invalid))
 
 
@@ -347,29 +354,40 @@ def _worker_failure() -> Iterator[None]:
 
 def _validate_line(where: str, answer: dict[str, Any], doc: Any = None, *,
                    strict: bool = False) -> str:
-    """``name: ok (...)``, ``name: invalid: why`` or ``name: unfinished: why`` for one answer.
+    """``name: ok (...)``, ``name: invalid: why``, ``name: unfinished: why`` or
+    ``name: claims differ: which`` for one answer.
 
-    An unfinished game gets a warning (with ``strict``, it is the verdict), and claimed
-    scores that part from the engine's get a second line saying after which round.
+    An unfinished game and claimed figures that differ from the engine's get a warning
+    (with ``strict``, they are the verdict), and claimed scores that part from the
+    engine's get a second line saying after which round, and why.
     """
+    from recorder.replay import claims_text, part_detail, part_text
+
     game_id = answer.get("game_id")
     name = game_id if isinstance(game_id, str) and game_id else where
     if answer["status"] == "invalid":
         return f"{name}: invalid: {answer['error']['message']}"
-    extra = f", {len(answer['mismatches'])} claimed figures differ" \
-        if answer.get("mismatches") else ""
-    line = f"{name}: ok ({answer['status']}, {len(answer['rounds'])} rounds{extra})"
-    if answer["status"] == "unfinished" and isinstance(doc, dict):
-        why = _unfinished_why(doc, answer)
-        if strict:
-            line = f"{name}: unfinished: {why}"
-        else:
-            line += f"; warning: {why} (--strict refuses unfinished games)"
-    if answer.get("scores_differ") and isinstance(doc, dict):
-        from recorder.replay import part_text
-
-        ids = [p["id"] for p in doc["players"]]
-        line += f"\n  {part_text(answer['scores_differ'], ids)}"
+    done = len(answer["rounds"])
+    line = f"{name}: ok ({answer['status']}, {done} round{'' if done == 1 else 's'})"
+    ids = [p["id"] for p in doc["players"]] if isinstance(doc, dict) else []
+    unfinished = answer["status"] == "unfinished" and isinstance(doc, dict)
+    mismatches = answer.get("mismatches") or []
+    warnings = []
+    if unfinished:
+        warnings.append(_unfinished_why(doc, answer))
+    if mismatches and ids:
+        warnings.append(claims_text(mismatches, ids))
+    if warnings and strict:
+        line = f"{name}: {'unfinished' if unfinished else 'claims differ'}: " + "; ".join(warnings)
+    elif warnings:
+        refused = " and ".join(x for x, on in (("unfinished games", unfinished),
+                                               ("claims that differ", bool(mismatches))) if on)
+        line += f"; warning: {'; '.join(warnings)} (--strict refuses {refused})"
+    if answer.get("scores_differ") and ids:
+        part = answer["scores_differ"]
+        named = mismatches[0] if mismatches else None
+        detail = part_detail(doc, answer["rounds"], part, ids, named)
+        line += f"\n  {part_text(part, ids, detail)}"
     return line
 
 
@@ -434,7 +452,7 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
       recorder simulate --engine openspiel --players 4 --games 100 > team.jsonl
       recorder simulate --engine all-fives -o target=61 --games 20 > all-fives.jsonl
     """
-    from recorder.simulate import simulate_game
+    from recorder.simulate import RoundTooLong, simulate_game
 
     opts = dict(_parse_option(o) for o in options)
     if engine is not None:
@@ -456,6 +474,9 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
                                 explicit_deal=explicit_deal, max_rounds=max_rounds)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+        except RoundTooLong as exc:  # the engine's failure, not the user's: exit 3
+            click.echo(f"recorder: {exc}", err=True)
+            sys.exit(EXIT_FAILED)
         click.echo(json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False))
 
 
@@ -561,24 +582,44 @@ def _simulate_engine(engine: str, opts: dict[str, Any], players: int | None, gam
 
 @main.command("rules")
 @click.argument("preset", required=False)
-def rules_cmd(preset: str | None) -> None:
+@click.option("-o", "--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A ruleset option (repeatable): show the preset with it, e.g. -o sets=2.")
+@click.option("--json", "as_json", is_flag=True,
+              help="As JSON: with PRESET every rule of the ruleset, house rules included; "
+                   "without, the rulesets file (every preset and option, "
+                   "schemas/rulesets-1.json).")
+def rules_cmd(preset: str | None, options: tuple[str, ...], as_json: bool) -> None:
     """Show a preset's rules, or the options vocabulary when no preset is named.
 
     \b
     Examples:
       recorder rules            every option, its values and meaning, and the presets
       recorder rules kozel      the rules of the kozel preset
+      recorder rules spilop -o sets=2 --json   a ruleset as a log's options resolve it
+      recorder rules --json     the rulesets file that other languages read
     """
+    from recorder.rules import rulesets_json
+
     if preset is None:
+        if options:
+            raise click.UsageError("-o needs a PRESET to apply to")
+        if as_json:
+            click.echo(rulesets_json(), nl=False)
+            return
         for name, opt in OPTIONS.items():
             values = " | ".join(opt.choices) if opt.choices else opt.kind
             click.echo(f"{name:16} {values}\n{'':16} {opt.help}")
         click.echo(f"\npresets (recorder rules PRESET): {', '.join(PRESETS)}")
         return
+    opts = dict(_parse_option(o) for o in options)
+    spec: str | dict[str, Any] = {"preset": preset, "options": opts} if opts else preset
     try:
-        rules = Ruleset.from_spec(preset)
+        rules = Ruleset.from_spec(spec)
     except RulesetError as exc:
         raise click.UsageError(exc.message) from None
+    if as_json:
+        click.echo(json.dumps(rules.to_json(), ensure_ascii=False))
+        return
     for key, value in rules.describe().items():
         click.echo(f"{key:16} {value}")
 
@@ -672,14 +713,14 @@ def transcript(doc: Any, answer: dict[str, Any], where: str = "") -> str:
                      + " ".join(_fmt(s) for s in answer["scores"]))
     else:
         lines.append("unfinished; scores " + " ".join(_fmt(s) for s in answer["scores"]))
-    for m in answer.get("mismatches", []):
-        where_m = f"round {m['round']}" if m["round"] else "game result"
-        lines.append(f"  note: {where_m} claims {m['field']} {m['claimed']}, "
-                     f"the engine computes {m['computed']}")
-    if answer.get("scores_differ"):
-        from recorder.replay import part_text
+    from recorder.replay import claim_text, part_detail, part_text
 
-        lines.append(f"  note: {part_text(answer['scores_differ'], ids)}")
+    for m in answer.get("mismatches", []):
+        lines.append(f"  note: {claim_text(m, ids)}")
+    if answer.get("scores_differ"):
+        part = answer["scores_differ"]
+        detail = part_detail(doc, answer["rounds"], part, ids)
+        lines.append(f"  note: {part_text(part, ids, detail)}")
     return "\n".join(lines)
 
 

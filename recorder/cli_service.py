@@ -204,21 +204,26 @@ def import_samples(db: Database) -> str | None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=5000, show_default=True)
 @db_option
-@click.option("--debug", is_flag=True, help="Flask's debugger and reloader (never in public).")
+@click.option("--threads", type=click.IntRange(1, 256), default=4, show_default=True,
+              help="Requests served at once.")
+@click.option("--debug", is_flag=True,
+              help="Flask's development server with its debugger and reloader instead "
+                   "(never in public).")
 @click.option("--samples/--no-samples", default=True, show_default=True,
               help="On first start (a new database), import sample_games/.")
-def serve_command(host: str, port: int, db_path: Path | None, debug: bool,
+def serve_command(host: str, port: int, db_path: Path | None, threads: int, debug: bool,
                   samples: bool) -> None:
-    """Run the web service with Flask's development server.
+    """Run the web service under waitress until Ctrl-C.
 
     Sets everything up: creates the database (with sample_games/ imported on first
-    start) and serves the API and the upload page. For production, see
-    docs/service.md: waitress-serve --call webui:create_app.
+    start) and serves the pages and the API, with waitress's body limit set to the
+    app's (MAX_CONTENT_LENGTH) and waitress's own error answers given the app's
+    headers. See docs/service.md for production.
 
     \b
     Examples:
       recorder serve                                http://127.0.0.1:5000/
-      recorder serve --host 0.0.0.0 --port 8080 --db /srv/recorder.db
+      recorder serve --host 0.0.0.0 --port 8080 --threads 8 --db /srv/recorder.db
     """
     from webui import create_app  # the web layer is needed only by this command
 
@@ -233,8 +238,15 @@ def serve_command(host: str, port: int, db_path: Path | None, debug: bool,
     # The app (and the reloader's child process) find the file through the environment.
     os.environ[storage.DB_ENVVAR] = str(path)
     app = create_app()
-    click.echo(f"{games} games in {path}; serving on http://{host}:{port}/", err=True)
-    app.run(host=host, port=port, debug=debug, use_reloader=debug)
+    server = "Flask's debugger" if debug else f"waitress, {threads} threads"
+    click.echo(f"{games} games in {path}; serving on http://{host}:{port}/ ({server}; "
+               "Ctrl-C stops)", err=True)
+    if debug:
+        app.run(host=host, port=port, debug=True, use_reloader=True)
+        return
+    from webui.serve import serve
+
+    serve(app, host=host, port=port, threads=threads)
 
 
 # ---------------------------------------------------------------------------------------
@@ -377,3 +389,7 @@ def register(cli: click.Group) -> None:
     cli.add_command(serve_command, "serve")
     cli.add_command(token_group, "token")
     cli.add_command(stats_group, "stats")
+    from recorder.cli_scale import batch_group, export_command
+
+    cli.add_command(batch_group, "batch")
+    cli.add_command(export_command, "export")

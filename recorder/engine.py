@@ -724,6 +724,45 @@ class Round:
         return _end_sum(self.value, self.dbl, self.covered, self.opener_double) + \
             self.shut_pips
 
+    def end_terms(self) -> list[tuple[tuple[str, ...], tuple[int, ...], int, str]]:
+        """:meth:`open_end_sum` taken apart, for a viewer: what each end adds, and why.
+
+        One ``(ends, halves, points, kind)`` per thing on the table the count looks at,
+        in end order: ``kind`` is ``counts`` (an open end: its number, or both halves
+        of a double lying across it; the opening double alone on the table is one term
+        for both line ends), ``empty-arm`` (a spinner arm open for play with no tile
+        yet: it adds nothing), ``closed`` (a double played closed: it takes no tile and
+        both halves still count) or ``shut`` (a spinner side closed once three sides
+        were covered: nothing). The points always add up to :meth:`open_end_sum`.
+        Rare and for display only: the scoring itself never builds these.
+        """
+        terms: list[tuple[tuple[str, ...], tuple[int, ...], int, str]] = []
+        if self.phase == OPENING or self.phase == DRAW_FOR_DOUBLE:
+            return terms
+        value, dbl, covered = self.value, self.dbl, self.covered
+        closed_on = {self.board[i][2] for i in self.closed_tiles}
+        alone = self.opener_double and not covered[LEFT] and not covered[RIGHT]
+        for e in range(4):
+            v = value[e]
+            if v < 0:
+                if self.shut[e] and e not in closed_on:
+                    terms.append(((END_NAMES[e],), (), 0, "shut"))
+                continue
+            if e >= UP and not covered[e]:
+                terms.append(((END_NAMES[e],), (), 0, "empty-arm"))
+            elif alone and e == LEFT:  # both line ends are the one opening double
+                terms.append(((END_NAMES[LEFT], END_NAMES[RIGHT]), (v, v), 2 * v, "counts"))
+            elif alone and e == RIGHT:
+                continue
+            elif dbl[e]:
+                terms.append(((END_NAMES[e],), (v, v), 2 * v, "counts"))
+            else:
+                terms.append(((END_NAMES[e],), (v,), v, "counts"))
+        for i in self.closed_tiles:
+            a, b, e = self.board[i]
+            terms.append(((END_NAMES[e],), (a, b), a + b, "closed"))
+        return terms
+
     def _may_close(self) -> bool:
         """Whether a double may be played closed now: the spinner has two arms."""
         return self.spinner and self.phase == PLAY and sum(self.covered) >= 2
@@ -805,8 +844,20 @@ class Round:
             if self.opening_kind < 0:
                 return f"not this player's turn: {who} opens"
             tile = self.tiles.kind_name[self.opening_kind]
-            return f"not this player's turn: {who} opens with {tile}"
+            return f"not this player's turn: {who} opens with {tile}{self._lot_text()}"
         return f"not this player's turn: seat {self.turn} is to move"
+
+    def _lot_text(self) -> str:
+        """Who held the opening tile when a lot chose among them: the deal was right."""
+        lot = self.deal.lot
+        if lot is None:
+            return ""
+        mask = self.tiles.kind_mask[self.opening_kind]
+        tied = [s for s in range(self.players) if self.hands[s] & mask]
+        if len(tied) < 2:
+            return ""
+        tile = self.tiles.kind_name[self.opening_kind]
+        return f" ({seat_list(tied)} hold {tile}; the lot names seat {lot})"
 
     def _check_drawn_tile(self, move: Move) -> tuple[int, int, int]:
         if self.drawn >= len(self.boneyard):
@@ -869,7 +920,8 @@ class Round:
                                   "once both left and right are covered")
             raise IllegalMove(f"there is no {move.end} end")  # pragma: no cover
         if e not in ends:
-            raise IllegalMove(f"the {move.end} end shows {self.value[e]}")
+            shows = ", ".join(f"{END_NAMES[i]} {v}" for i, v in enumerate(self.value) if v >= 0)
+            raise IllegalMove(f"the {move.end} end shows {self.value[e]} (ends: {shows})")
         return (kind, a, e)
 
     def _check_closed(self, kind: int) -> None:
@@ -1116,6 +1168,12 @@ def _end_sum(value: list[int], dbl: list[bool], covered: list[bool], opener_doub
     if opener_double and not covered[LEFT] and not covered[RIGHT] and at not in (LEFT, RIGHT):
         total -= 2 * value[LEFT]  # both line ends are the one opening double: count it once
     return total
+
+
+def seat_list(seats: Sequence[int]) -> str:
+    """Seats as the messages list them: "seat 0 and seat 2", "seat 0, seat 1 and seat 3"."""
+    names = [f"seat {s}" for s in seats]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
 def _with_lot(deal: Deal, seat: int) -> Deal:

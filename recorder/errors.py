@@ -63,6 +63,12 @@ class TooLarge(InputError):
     code = "input/too-large"
 
 
+class TooManyDocuments(TooLarge):
+    """An input holds more documents than one request may (HTTP 413)."""
+
+    code = "input/too-many-documents"
+
+
 class SchemaError(RecorderError):
     """A document does not have the shape of domino-log/1."""
 

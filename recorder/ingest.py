@@ -82,6 +82,10 @@ class Outcome:
     line: int | None = None
     result: str | None = None
     """The engine's status of an accepted game: ``finished`` or ``unfinished``."""
+    mismatches: list[dict[str, Any]] | None = None
+    """The claimed figures of an accepted game that differ from the engine's, as the
+    engine's answer lists them (docs/format.md): a frontend that reads only the upload
+    report sees its scoring go wrong."""
 
     @property
     def internal(self) -> bool:
@@ -99,6 +103,8 @@ class Outcome:
         }
         if self.result is not None:
             out["result"] = self.result
+        if self.mismatches:
+            out["mismatches"] = self.mismatches
         if self.source is not None:
             out["source"] = self.source
         out["index"] = self.index
@@ -117,7 +123,7 @@ class Outcome:
             return f"{where}{name}: refused: {locate(self.error)}"
         if self.status == DUPLICATE:
             return f"{where}{name}: duplicate of game #{self.id}"
-        return f"{where}{name}: {self.status} as game #{self.id}"
+        return f"{where}{name}: {self.status}" + ("" if self.id is None else f" as game #{self.id}")
 
 
 def locate(error: Mapping[str, Any]) -> str:
@@ -382,13 +388,15 @@ class _Pending:
     content_hash: str = ""
     key: tuple[str, str] | None = None
     result: str | None = None
+    mismatches: list[dict[str, Any]] | None = None
 
     def decide(self, status: str, *, id: int | None = None,
                error: dict[str, Any] | None = None) -> Outcome:
+        accepted = status == ACCEPTED
         self.outcome = Outcome(
             status, game_id=self.game_id, error=error, id=id, source=self.source,
-            index=self.index, line=self.line,
-            result=self.result if status == ACCEPTED else None,
+            index=self.index, line=self.line, result=self.result if accepted else None,
+            mismatches=self.mismatches if accepted else None,
         )
         return self.outcome
 
@@ -473,6 +481,7 @@ class Importer:
             pending.decide(REFUSED, error=error)
             return pending
         pending.result = answer.get("status")
+        pending.mismatches = answer.get("mismatches")
         pending.record = storage.build_record(
             doc, log=log_text(parsed), answer=answer, facts=facts,
             content_hash=pending.content_hash, source=source, uploaded_by=self.uploaded_by,
@@ -725,13 +734,14 @@ def _pending_to_wire(p: _Pending) -> _WireItem:
             tuple(getattr(r.stats, name) for name in _CONTRIBUTION_FIELDS)
         record = (r.game, r.players, r.rounds, r.moves, contribution)
     return (p.source, p.index, p.line, p.game_id, p.content_hash, p.key, p.result, decided,
-            record)
+            record, p.mismatches)
 
 
 def _pending_from_wire(w: _WireItem) -> _Pending:
-    source, index, line, game_id, content_hash, key, result, decided, record = w
+    source, index, line, game_id, content_hash, key, result, decided, record, mismatches = w
     pending = _Pending(source, index, line, game_id=game_id, content_hash=content_hash,
-                       key=None if key is None else tuple(key), result=result)
+                       key=None if key is None else tuple(key), result=result,
+                       mismatches=mismatches)
     if record is not None:
         game, players, rounds, moves, contribution = record
         pending.record = storage.GameRecord(
@@ -743,7 +753,8 @@ def _pending_from_wire(w: _WireItem) -> _Pending:
     return pending
 
 
-def check_upload(data: bytes, *, limits: Limits | None = None) -> int:
+def check_upload(data: bytes, *, limits: Limits | None = None,
+                 max_documents: int | None = None) -> int:
     """How many documents one uploaded body holds; raises InputError if it is unreadable.
 
     An upload is read all or not at all: this first pass reads the whole body and
@@ -752,7 +763,7 @@ def check_upload(data: bytes, *, limits: Limits | None = None) -> int:
     Parsing costs a small share of the replay, so reading twice is cheap insurance.
     """
     count = 0
-    for _ in iter_documents(data, limits=limits or Limits()):
+    for _ in iter_documents(data, limits=limits or Limits(), max_documents=max_documents):
         count += 1
     return count
 
@@ -762,12 +773,15 @@ def import_upload(
     data: bytes,
     *,
     limits: Limits | None = None,
+    max_documents: int | None = None,
     source: str | None = None,
     uploaded_by: int | None = None,
 ) -> tuple[Tally, list[Outcome]]:
-    """The API's and the web form's import of one body (raises InputError if unreadable)."""
+    """The API's and the web form's import of one body (raises InputError if unreadable,
+    and :class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``,
+    before anything is replayed or stored)."""
     lim = limits or Limits()
-    check_upload(data, limits=lim)
+    check_upload(data, limits=lim, max_documents=max_documents)
     importer = Importer(db, uploaded_by=uploaded_by)
     outcomes = list(importer.run((source, d) for d in iter_documents(data, limits=lim)))
     return importer.tally, outcomes

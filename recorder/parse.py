@@ -7,8 +7,9 @@ gzip bombs, documents nested thousands deep, numbers that do not fit a float,
 strings of megabytes, lone UTF-16 surrogates (which no UTF-8 encoder can write back).
 
 Upload shapes (docs/format.md): one JSON document; a JSON array of documents; JSON
-Lines (one document a line, blank lines skipped); any of these gzip-compressed
-(recognised by its magic bytes ``1f 8b``, not by a file name).
+Lines (one document a line, blank lines skipped, and so is the end line of an export,
+:func:`end_line`); any of these gzip-compressed (recognised by its magic bytes
+``1f 8b``, not by a file name).
 
 Two kinds of failure, because a caller must treat them differently:
 
@@ -42,18 +43,19 @@ import math
 import re
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache
-from itertools import accumulate
+from itertools import accumulate, chain
 from typing import Any, BinaryIO, Final, NamedTuple, Protocol
 
 import orjson
 
-from recorder.errors import InputError, RecorderError, TooLarge
+from recorder.errors import InputError, RecorderError, TooLarge, TooManyDocuments
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "Parsed", "RawLine", "iter_documents", "iter_path",
-           "iter_path_raw", "parse_line"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "Parsed", "RawLine", "end_line", "expand",
+           "is_end_line", "iter_documents", "iter_documents_raw", "iter_path", "iter_path_raw",
+           "parse_line"]
 
 KiB: Final = 1024
 MiB: Final = 1024 * KiB
@@ -136,17 +138,51 @@ def parse_line(raw: RawLine, limits: Limits = DEFAULT_LIMITS) -> Parsed:
 
 
 # ---------------------------------------------------------------------------------------
+# The end line of an export.
+
+_END_LINE: Final = re.compile(rb'\{"ok":true,"end":true,"games":[0-9]{1,19}\}')
+
+
+def end_line(games: int) -> str:
+    """The last line of a complete export (``GET /api/games?format=logs|jsonl``).
+
+    A stream cut off midway lacks it, so a reader can tell a whole export from part of
+    one. It is not a document: reading an export back (``recorder import``, an upload,
+    ``recorder validate``) skips it.
+    """
+    return f'{{"ok":true,"end":true,"games":{games}}}\n'
+
+
+def is_end_line(raw: bytes) -> bool:
+    """Whether one line (or a whole input) is the end line of an export."""
+    text = raw.strip(b" \t\r\n")
+    return text[:16] == b'{"ok":true,"end"' and _END_LINE.fullmatch(text) is not None
+
+
+# ---------------------------------------------------------------------------------------
 # In memory.
 
 
-def iter_documents(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Iterator[Parsed]:
+def iter_documents(data: bytes, *, limits: Limits = DEFAULT_LIMITS,
+                   max_documents: int | None = None) -> Iterator[Parsed]:
     """The documents of one input held in memory (an HTTP body, a small file).
 
     Raises :class:`InputError` (from the iterator) when the input as a whole cannot
     be read; a bad line of JSON Lines or a bad element of an array is yielded as a
     :class:`Parsed` with its error. A JSON array is read completely before its first
-    document is yielded, so a damaged array yields nothing.
+    document is yielded, so a damaged array yields nothing. An input of more than
+    ``max_documents`` documents raises :class:`TooManyDocuments` before the first is
+    yielded (JSON Lines are counted before any line after the first two is parsed).
     """
+    for item in iter_documents_raw(data, limits=limits, max_documents=max_documents):
+        yield item if isinstance(item, Parsed) else parse_line(item, limits)
+
+
+def iter_documents_raw(data: bytes, *, limits: Limits = DEFAULT_LIMITS,
+                       max_documents: int | None = None) -> Iterator[Parsed | RawLine]:
+    """:func:`iter_documents`, but the lines of JSON Lines after the first two come as
+    :class:`RawLine`, not parsed: a reader that wants one document of a body parses that
+    one only (:func:`parse_line`)."""
     data = bytes(data)
     if data[:2] == GZIP_MAGIC:
         data = _gunzip(data, limits.max_input_bytes)
@@ -155,10 +191,26 @@ def iter_documents(data: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Iterator[
             f"the input is {_size(len(data))}; at most {_size(limits.max_input_bytes)} "
             "is accepted"
         )
-    yield from _iter_plain(data, limits)
+    yield from _iter_plain(data, limits, max_documents=max_documents, raw=True)
 
 
-def _iter_plain(data: bytes, limits: Limits) -> Iterator[Parsed]:
+def expand(data: bytes, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """An input as the parser reads it: gzip undone (up to ``max_input_bytes``), so that
+    several inputs of one request can be held to one budget of expanded bytes."""
+    if data[:2] == GZIP_MAGIC:
+        return _gunzip(bytes(data), limits.max_input_bytes)
+    return bytes(data)
+
+
+def _too_many(max_documents: int) -> TooManyDocuments:
+    return TooManyDocuments(
+        f"the input holds more than {max_documents:,} documents, the most read at once; "
+        "send them in several parts"
+    )
+
+
+def _iter_plain(data: bytes, limits: Limits, *, max_documents: int | None = None,
+                raw: bool = False) -> Iterator[Parsed | RawLine]:
     """Shape detection and parsing of uncompressed bytes (see the module doc)."""
     start = 3 if data.startswith(_BOM) else 0
     if data[start : start + 2] in (b"\xff\xfe", b"\xfe\xff"):
@@ -170,20 +222,22 @@ def _iter_plain(data: bytes, limits: Limits) -> Iterator[Parsed]:
                          "the input holds only whitespace")
     second = next(lines, None)
     if second is None:
-        yield from _whole(data, start, limits)
+        yield from _whole(data, start, limits, max_documents)
         return
     r1 = _line_result(data, first, limits)
     if r1.error is None:
-        yield from _jsonl(data, [first, second], lines, r1, limits)
+        yield from _jsonl(data, [first, second], lines, r1, limits, max_documents, raw)
         return
     try:
-        whole = list(_whole(data, start, limits))
+        whole = list(_whole(data, start, limits, max_documents))
+    except TooManyDocuments:
+        raise
     except InputError:
         r2 = _line_result(data, second, limits)
         if r2.error is not None:
             raise
         # JSON Lines whose first line is broken: report that line, read the others.
-        yield from _jsonl(data, [first, second], lines, r1, limits)
+        yield from _jsonl(data, [first, second], lines, r1, limits, max_documents, raw)
         return
     yield from whole
 
@@ -225,19 +279,50 @@ def _jsonl(
     rest: Iterator[tuple[int, int, int]],
     first: Parsed,
     limits: Limits,
-) -> Iterator[Parsed]:
-    """JSON Lines held in memory: every non-blank line is one document."""
-    yield first
-    for index, line in enumerate([*seen[1:], *rest], start=1):
-        yield replace(_line_result(data, line, limits), index=index)
+    max_documents: int | None = None,
+    raw: bool = False,
+) -> Iterator[Parsed | RawLine]:
+    """JSON Lines held in memory: every non-blank line is one document (but the end
+    line of an export). With ``max_documents`` the lines are counted first, before any
+    after the first two is parsed; with ``raw`` those come as :class:`RawLine`."""
+    lines: Iterable[tuple[int, int, int]] = chain(seen, rest)
+    if max_documents is not None:
+        counted = []
+        documents = 0
+        for line in lines:
+            counted.append(line)
+            documents += not _end_at(data, line)
+            if documents > max_documents:
+                raise _too_many(max_documents)
+        lines = counted
+    index = 0
+    for n, line in enumerate(lines):
+        if _end_at(data, line):
+            continue
+        if n == 0:
+            yield first
+        elif raw and n > 1:
+            yield RawLine(index, line[0], line[1], data[line[1] : line[2]])
+        else:
+            yield replace(_line_result(data, line, limits), index=index)
+        index += 1
 
 
-def _whole(data: bytes, start: int, limits: Limits) -> Iterator[Parsed]:
+def _end_at(data: bytes, line: tuple[int, int, int]) -> bool:
+    """Whether the line at (number, begin, end) of ``data`` is the end line of an export."""
+    _, begin, end = line
+    return end - begin < 64 and is_end_line(data[begin:end])
+
+
+def _whole(data: bytes, start: int, limits: Limits, max_documents: int | None = None
+           ) -> Iterator[Parsed]:
     """The input as one JSON value: an array of documents, or one document."""
     body = data[start:]
     first = body.lstrip(b" \t\r\n")[:1]
+    if first == b"{" and len(body) < 64 and is_end_line(body):
+        return  # the export of no games
     if first == b"[":
-        yield from _array(body, start, limits)
+        yield from _array(body, start, limits, max_documents)
         return
     if len(body) > limits.max_document_bytes:
         raise TooLarge(
@@ -251,8 +336,10 @@ def _whole(data: bytes, start: int, limits: Limits) -> Iterator[Parsed]:
     yield Parsed(0, None, doc, None, body)
 
 
-def _array(body: bytes, base: int, limits: Limits) -> Iterator[Parsed]:
-    """A JSON array of documents, each element measured against the document limits."""
+def _array(body: bytes, base: int, limits: Limits, max_documents: int | None = None
+           ) -> Iterator[Parsed]:
+    """A JSON array of documents, each element measured against the document limits;
+    reading stops at the element past ``max_documents``."""
     text = _decode(body, base)
     docs: list[tuple[Any, int, int]] = []
     try:
@@ -265,6 +352,8 @@ def _array(body: bytes, base: int, limits: Limits) -> Iterator[Parsed]:
             while True:
                 value, end = decoder.raw_decode(text, pos)
                 docs.append((value, pos, end))
+                if max_documents is not None and len(docs) > max_documents:
+                    raise _too_many(max_documents)
                 pos = _skip_ws(text, end)
                 sep = text[pos : pos + 1]
                 if sep == ",":
@@ -469,20 +558,33 @@ class _LineReader:
             if end >= 0:
                 return
 
-    def skip_blank_lines(self, into: bytearray | None = None) -> None:
-        """Skip whole blank lines, counting them, without a Python step per line;
-        ``into`` receives the bytes skipped when the caller may need them again."""
+    def skip_blank_lines(self, into: bytearray | None = None, keep: int = 0) -> bool:
+        """Skip whole blank lines, counting them, without a Python step per line.
+
+        ``into`` receives the bytes skipped, when the caller may need them again, as
+        long as it holds no more than ``keep`` bytes: a run of blank lines may be
+        gigabytes long (a gzip bomb of newlines), so it is never kept whole. Returns
+        False when bytes were skipped that ``into`` could not keep.
+        """
+        kept_all = True
         while self._pos < len(self._buf) or self._fill():
-            text_at = _WS_BYTES.match(self._buf, self._pos).end()  # type: ignore[union-attr]
+            if self._buf.count(b"\n", self._pos) == len(self._buf) - self._pos:
+                text_at = len(self._buf)  # a block of newlines only: counted 8 times faster
+            else:
+                text_at = _WS_BYTES.match(self._buf, self._pos).end()  # type: ignore[union-attr]
             last_newline = self._buf.rfind(b"\n", self._pos, text_at)
             if last_newline >= 0:
-                if into is not None:
-                    into += self._buf[self._pos : last_newline + 1]
+                if into is not None and kept_all:
+                    if len(into) + last_newline + 1 - self._pos <= keep:
+                        into += self._buf[self._pos : last_newline + 1]
+                    else:
+                        kept_all = False
                 self.number += self._buf.count(b"\n", self._pos, last_newline + 1)
                 self.offset += last_newline + 1 - self._pos
                 self._pos = last_newline + 1
             if text_at < len(self._buf) or self._pos < len(self._buf):
-                return  # a line with text, or the blank start of one, comes next
+                break  # a line with text, or the blank start of one, comes next
+        return kept_all
 
     def read_rest(self, budget: int) -> bytes:
         """Up to about ``budget + 1`` more bytes: more than ``budget`` tells that the
@@ -524,19 +626,29 @@ def _iter_stream(reader: _LineReader, limits: Limits, raw: bool = False
                  ) -> Iterator[Parsed | RawLine]:
     """Shape detection on a stream, with the in-memory rule: JSON Lines when the first
     non-blank line is a JSON value and more lines follow (streamed); anything else is
-    read whole and parsed by :func:`_iter_plain`."""
+    read whole and parsed by :func:`_iter_plain`.
+
+    What is read while looking for the first two lines is kept, to be parsed whole if
+    the input is not JSON Lines, but never more than ``max_input_bytes`` of it: past
+    that the input can only be JSON Lines (or one document and white space), and memory
+    stays flat however many blank lines come between the documents.
+    """
+    budget = limits.max_input_bytes
     consumed = bytearray()
+    whole = True  # consumed holds every byte read so far
     found: list[_Line] = []
     long_line: int | None = None  # number of a line longer than a document may be
     while len(found) < 2:
-        reader.skip_blank_lines(into=consumed)
-        if len(consumed) > limits.max_input_bytes:
-            raise _too_large(limits)  # megabytes of blank lines
+        if not reader.skip_blank_lines(into=consumed if whole else None, keep=budget):
+            whole, consumed = False, bytearray()  # megabytes of blank lines
         item = reader.read_line()
         if item is None:
             break
         number, offset, chunk, complete = item
-        consumed += chunk
+        if whole:
+            consumed += chunk
+            if len(consumed) > budget:
+                whole, consumed = False, bytearray()
         if not complete:
             long_line = number
             break
@@ -553,8 +665,18 @@ def _iter_stream(reader: _LineReader, limits: Limits, raw: bool = False
             head = [first, _long_line(long_line, limits)]
         yield from _stream_jsonl(reader, head, limits, raw)
         return
-    rest = reader.read_rest(max(0, limits.max_input_bytes - len(consumed)))
-    if len(consumed) + len(rest) <= limits.max_input_bytes:
+    if not whole:
+        if first is not None and first.error is None and not found[1:]:
+            yield first  # one document amid more white space than is read whole
+            return
+        if first is not None and len(found) == 2 and found[0][2].lstrip().startswith(b"{"):
+            second = _stream_result(found[1], limits)
+            if second.error is None:  # JSON Lines whose first line is broken
+                yield from _stream_jsonl(reader, [first, second], limits, raw)
+                return
+        raise _too_large(limits)
+    rest = reader.read_rest(max(0, budget - len(consumed)))
+    if len(consumed) + len(rest) <= budget:
         yield from _iter_plain(bytes(consumed) + rest, limits)
         return
     # Too big to hold. The one shape still readable is JSON Lines with a broken first
@@ -590,6 +712,8 @@ def _stream_jsonl(reader: _LineReader, head: list[Parsed], limits: Limits, raw: 
     """JSON Lines from a stream; ``head`` are the lines already read and parsed."""
     index = -1
     for parsed in head:
+        if parsed.text is not None and is_end_line(parsed.text):
+            continue
         index += 1
         yield replace(parsed, index=index)
     while True:
@@ -598,7 +722,7 @@ def _stream_jsonl(reader: _LineReader, head: list[Parsed], limits: Limits, raw: 
         if item is None:
             return
         number, offset, chunk, complete = item
-        if complete and not chunk.strip(b" \t\r\n"):
+        if complete and (not chunk.strip(b" \t\r\n") or is_end_line(chunk)):
             continue
         index += 1
         if complete and raw:

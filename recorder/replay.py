@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
@@ -193,7 +193,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
                         state.apply(move)
                 except IllegalMove as exc:
                     raise _locate(exc, r, m, move, state, ids,
-                                  _deal_hint(exc, move, state, doc, r)) from None
+                                  _hint(exc, move, state, doc, r, m, match)) from None
         else:
             m = 0
             logged: list[Any] = rdoc["moves"]
@@ -220,7 +220,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             except IllegalMove as exc:
                 move = _move(rdoc["moves"][m - 1])
                 raise _locate(exc, r, m, move, state, ids,
-                              _deal_hint(exc, move, state, doc, r)) from None
+                              _hint(exc, move, state, doc, r, m, match)) from None
         if state.result is None:
             game.unfinished_round = r
             continue
@@ -228,35 +228,12 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
         yield RoundEnd(r, state.result, state)
 
 
-def _deal_hint(exc: IllegalMove, move: Move, state: Round, doc: Any, r: int) -> str:
-    """When a refusal suggests that the frontend dealt differently: how to see our deal.
+def _hint(exc: IllegalMove, move: Move, state: Round, doc: Any, r: int, m: int,
+          match: Match) -> str:
+    """What the refusal adds about its likely cause (:mod:`recorder.hints`, loaded now)."""
+    from recorder.hints import refusal_hint
 
-    A seeded round whose first move is out of turn, a tile that a player who has not
-    drawn yet does not hold, a drawn tile that is not the next of the boneyard, or a
-    play while everybody must draw for a double: the likeliest cause is a shuffle or
-    deal that differs from the recorder's, far from where the log goes wrong.
-    """
-    if not state.deal.seeded:
-        return ""
-    reason = exc.message
-    seat = move.player
-    suspicious = (
-        (state.moves == 0 and (reason.startswith("not this player's turn")
-                               or reason.startswith("nobody holds a double")))
-        or (reason.startswith("the player does not hold") and isinstance(seat, int)
-            and 0 <= seat < state.players and state.hands[seat] == state.deal.hands[seat])
-        or reason.startswith("the next tile of the boneyard is")
-    )
-    if not suspicious:
-        return ""
-    from recorder.deal import deal_command
-
-    rdoc = doc["rounds"][r - 1]
-    own = rdoc.get("seed")
-    command = deal_command(doc["ruleset"], state.players, own) if own is not None else \
-        deal_command(doc["ruleset"], state.players, doc["seed"], r)
-    return (" (the frontend's deal may differ from the recorder's: compare it with "
-            f"`{command}`)")
+    return refusal_hint(exc, move, state, doc, r, m, match)
 
 
 def _move(mdoc: dict[str, Any]) -> Move:
@@ -268,26 +245,37 @@ def _move(mdoc: dict[str, Any]) -> Move:
 def _locate(exc: IllegalMove, r: int, m: int, move: Move, state: Round,
             ids: list[str], hint: str = "") -> IllegalMove:
     """Turn the engine's reason into the contract's message: where, who, what, what was legal."""
-    who = ids[move.player] if isinstance(move.player, int) and 0 <= move.player < len(ids) \
-        else f"seat {move.player!r}"
+    what, why = refusal_words(exc.message, move, state, ids)
+    message = f"round {r}, move {m} ({what}): {why}{hint}"
+    return IllegalMove(message, round=r, move=m, pointer=f"/rounds/{r - 1}/moves/{m - 1}",
+                       code=exc.code)
+
+
+def refusal_words(reason: str, move: Move, state: Round,
+                  names: Sequence[str]) -> tuple[str, str]:
+    """The refused move in words, and the engine's ``reason`` with what was legal instead.
+
+    ``state`` is the round before the move; players are called by ``names`` (the
+    contract's message uses their ids, the replay page the names it shows).
+    """
     seat = move.player if isinstance(move.player, int) else None
+    who = names[seat] if seat is not None and 0 <= seat < len(names) \
+        else f"seat {move.player!r}"
     legal = state.legal_moves(seat)
     prefix = ""
     if not legal:  # the mover may do nothing: say who may, and what
         legal = state.legal_moves()
         movers = sorted({x.player for x in legal})
-        prefix = " or ".join(ids[p] for p in movers) + " to move: "
+        prefix = " or ".join(names[p] for p in movers) + " to move: "
     shorts = list(dict.fromkeys(x.short() for x in legal))
     listed = prefix + ", ".join(shorts[:MAX_LEGAL_LISTED])
     if len(shorts) > MAX_LEGAL_LISTED:
         listed += f" and {len(shorts) - MAX_LEGAL_LISTED} more"
-    where = f"round {r}, move {m} ({who} {move.text()})"
-    # the engine knows seats; the message speaks of players by their ids
-    reason = _SEAT.sub(lambda s: ids[int(s[1])] if int(s[1]) < len(ids) else s[0], exc.message)
-    message = f"{where}: {reason}" if state.over else f"{where}: {reason}; legal here: {listed}"
-    message += hint
-    return IllegalMove(message, round=r, move=m, pointer=f"/rounds/{r - 1}/moves/{m - 1}",
-                       code=exc.code)
+    # the engine knows seats; the words speak of players by name
+    why = _SEAT.sub(lambda s: names[int(s[1])] if int(s[1]) < len(names) else s[0], reason)
+    if not state.over:
+        why += f"; legal here: {listed}"
+    return f"{who} {move.text()}", why
 
 
 def round_answer(result: RoundResult) -> dict[str, Any]:
@@ -348,7 +336,7 @@ def _over_hint(doc: dict[str, Any], game: Game) -> str:
         f"{goal}"
     part = scores_part(doc, rounds)
     if part is not None:
-        out += "; " + part_text(part, game.players)
+        out += "; " + part_text(part, game.players, part_detail(doc, rounds, part, game.players))
     elif not any(isinstance(r, dict) and isinstance(r.get("result"), dict)
                  for r in doc["rounds"]):
         out += "; claim each round's result (points, bonus) to see where the frontend's " \
@@ -403,15 +391,87 @@ def _part(r: int, claimed: list[float], computed: list[float]) -> dict[str, Any]
             "by": [tidy(a - b) for a, b in zip(claimed, computed, strict=True)]}
 
 
-def part_text(part: dict[str, Any], ids: list[str]) -> str:
-    """A scores part in words: where, and by how much for whom."""
+def part_text(part: dict[str, Any], ids: list[str], detail: str = "") -> str:
+    """A scores part in words: where, and by how much for whom; ``detail`` says why
+    (:func:`part_detail`)."""
     who = ", ".join(f"{ids[p]} {_signed(d)}" for p, d in enumerate(part["by"])
                     if abs(d) >= 0.005)
     if part["round"] == 0:
         return f"the claimed final scores differ from the engine's: {who} (claimed minus " \
             "computed)"
-    return f"the claimed scores first differ from the engine's after round {part['round']}: " \
+    text = f"the claimed scores first differ from the engine's after round {part['round']}: " \
         f"{who} (claimed minus computed)"
+    return f"{text}; {detail}" if detail else text
+
+
+def part_detail(doc: dict[str, Any], rounds: list[dict[str, Any]], part: dict[str, Any],
+                ids: list[str], named: dict[str, Any] | None = None) -> str:
+    """Which claim of the part's round differs ("round 1's claimed bonus 20, 20, 0; the
+    engine's 40, 15, 25"), and for a bonus, the wrong reading of the rule that gives it.
+    ``named``: a claim the reader has been told of already, not repeated."""
+    claim = round_claim(doc, rounds, part["round"]) if part["round"] else None
+    if claim is None:
+        return ""
+    text = "" if claim == named else claim_text(claim, ids)
+    if claim["field"] == "bonus":
+        from recorder.hints import bonus_reading
+
+        reading = bonus_reading(doc, part["round"], claim["claimed"])
+        if reading:
+            text = f"{text}: {reading}" if text else reading
+    return text
+
+
+_FIELD_WORDS: Final = {"pips_left": "pips left", "ended_by": "last move by"}
+
+
+def claim_text(mismatch: dict[str, Any], ids: list[str]) -> str:
+    """One differing claim in words: "round 1's claimed bonus 20, 20, 0; the engine's 40,
+    15, 25"."""
+    r, field = mismatch["round"], str(mismatch["field"])
+    where = f"round {r}'s" if r else "the game's"
+    return (f"{where} claimed {_FIELD_WORDS.get(field, field)} "
+            f"{_figures(field, mismatch['claimed'], ids)}; the engine's "
+            f"{_figures(field, mismatch['computed'], ids)}")
+
+
+def claims_text(mismatches: list[dict[str, Any]], ids: list[str]) -> str:
+    """The first differing claim, and how many more there are."""
+    text = claim_text(mismatches[0], ids)
+    more = len(mismatches) - 1
+    if more:
+        text += f" (and {more} more claimed {'figure differs' if more == 1 else 'figures differ'})"
+    return text
+
+
+def _figures(field: str, value: Any, ids: list[str]) -> str:
+    def one(x: Any) -> str:
+        if field in ("winners", "ended_by") and type(x) is int:
+            return ids[x] if 0 <= x < len(ids) else f"seat {x}"
+        if isinstance(x, bool):
+            return "true" if x else "false"
+        if isinstance(x, int | float):
+            return _text(x)
+        return str(x)
+
+    if isinstance(value, list):
+        return ", ".join(one(x) for x in value) or "none"
+    return one(value)
+
+
+def round_claim(doc: dict[str, Any], rounds: list[dict[str, Any]], r: int) -> dict[str, Any] | None:
+    """Round ``r``'s first claimed points or bonus that differ from the engine's, as a
+    mismatch: what makes the running scores part after that round."""
+    rdoc = doc["rounds"][r - 1] if 0 < r <= len(doc["rounds"]) else None
+    claim = rdoc.get("result") if isinstance(rdoc, dict) else None
+    if not isinstance(claim, dict) or r > len(rounds):
+        return None
+    for field in ("points", "bonus"):
+        value = claim.get(field)
+        if value is not None and not _same(value, rounds[r - 1][field]):
+            return {"round": r, "field": field, "claimed": value,
+                    "computed": rounds[r - 1][field]}
+    return None
 
 
 def _signed(x: float) -> str:
@@ -498,7 +558,7 @@ def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
 
 
 __all__ = [
-    "Event", "Game", "MoveEvent", "RoundEnd", "RoundStart", "finish_answer",
-    "invalid_answer", "number", "open_game", "part_text", "replay", "round_answer",
-    "scores_part", "walk",
+    "Event", "Game", "MoveEvent", "RoundEnd", "RoundStart", "claim_text", "claims_text",
+    "finish_answer", "invalid_answer", "number", "open_game", "part_detail", "part_text",
+    "refusal_words", "replay", "round_answer", "round_claim", "scores_part", "walk",
 ]

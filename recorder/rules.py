@@ -301,7 +301,11 @@ class Ruleset:
             )
 
     def describe(self) -> dict[str, Any]:
-        """Every rule as plain JSON: what the docs and the UI show."""
+        """Every rule as plain JSON: what the docs and the UI show.
+
+        An engine's house rule that is left off is not listed (the classic rule
+        applies); :meth:`to_json` lists every field.
+        """
         out: dict[str, Any] = {}
         for f in fields(self):
             if f.name.startswith("_") or f.name == "options":
@@ -309,12 +313,18 @@ class Ruleset:
             value = getattr(self, f.name)
             if f.name in HOUSE_RULES and value == f.default:
                 continue  # an engine's house rule left off: the classic rule applies
-            if f.name in ("hand_size", "opening"):
-                value = {str(n) if n else "default": v for n, v in value}
-            if f.name == "double_order":
-                value = list(value)
-            out[f.name] = value
+            out[f.name] = _plain(f.name, value)
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field of the ruleset as plain JSON, house rules included.
+
+        What a frontend in another language resolves a log's ruleset to (the
+        rulesets file, ``recorder rules PRESET --json``, ``resolveRules`` of
+        clients/js): the same keys as :meth:`describe`, none left out.
+        """
+        return {f.name: _plain(f.name, getattr(self, f.name)) for f in fields(self)
+                if not f.name.startswith("_") and f.name != "options"}
 
     # ------------------------------------------------------------------ checks
     def _validate_house_rules(self) -> None:
@@ -452,6 +462,15 @@ def _coerce(name: str, opt: Option, value: Any, pointer: str) -> Any:
     raise AssertionError(opt.kind)
 
 
+def _plain(name: str, value: Any) -> Any:
+    """A field's value as JSON: a table by player count as an object, a tuple as a list."""
+    if name in ("hand_size", "opening", "_two_set_hands"):
+        return {str(n) if n else "default": v for n, v in value}
+    if name == "double_order":
+        return list(value)
+    return value
+
+
 def _hands(**by_players: int) -> tuple[tuple[int, int], ...]:
     return tuple(sorted((int(k[1:]), v) for k, v in by_players.items()))
 
@@ -554,3 +573,63 @@ def find(name: object) -> Ruleset:
             pointer="/ruleset",
         )
     return preset
+
+
+# ---------------------------------------------------------------------- as data
+RULESETS_FORMAT: Final = "domino-rulesets/1"
+RULESETS_NAME: Final = "rulesets-1.json"
+"""The rulesets file: ``schemas/rulesets-1.json`` (shipped in the package as
+``recorder.schemas``) and ``clients/js/rulesets.json``, both written by
+``recorder rules --json`` and held to it by tests/test_rulesets_data.py."""
+
+
+def rulesets_document() -> dict[str, Any]:
+    """Every preset, the options vocabulary and how options resolve, as one JSON document.
+
+    This module stays the source of truth; the document is what other languages read
+    (clients/js resolves rulesets from it), so that no frontend copies the rules table
+    by hand and drifts from it.
+    """
+    presets: dict[str, Any] = {}
+    for name, rules in PRESETS.items():
+        entry = rules.to_json()
+        if rules._two_set_hands:
+            entry["two_set_hand_size"] = _plain("_two_set_hands", rules._two_set_hands)
+        presets[name] = entry
+    options: dict[str, Any] = {}
+    for name, opt in OPTIONS.items():
+        word: dict[str, Any] = {"kind": opt.kind}
+        if opt.choices:
+            word["values"] = list(opt.choices)
+        if opt.minimum is not None:
+            word["minimum"] = opt.minimum
+        if opt.maximum is not None:
+            word["maximum"] = opt.maximum
+        word["help"] = opt.help
+        options[name] = word
+    return {
+        "format": RULESETS_FORMAT,
+        "about": (
+            "The rulesets of domino-log/1, written by `recorder rules --json` from the "
+            "recorder's engine. A log's ruleset is a preset name or {preset, options}: "
+            "each option overrides the preset's field of the same name, and an option set "
+            "to null is the same as one left out. hand_size and opening are tables by "
+            'player count, "default" standing for the counts not listed; an option may '
+            "give a table or one value for every count. With sets 2 and no hand_size, "
+            "hand_size is the preset's two_set_hand_size. An option listed in requires "
+            "changes nothing unless the option it names is on, and is refused then. "
+            "docs/rules.md lists the options that contradict each other, which are refused."
+        ),
+        "max_pips": list(MAX_PIPS),
+        "options": options,
+        "requires": {name: {"option": needs, "does": does}
+                     for name, (needs, does) in _IDLE_UNLESS.items()},
+        "presets": presets,
+    }
+
+
+def rulesets_json() -> str:
+    """:func:`rulesets_document` as the text of the rulesets file (the bytes it holds)."""
+    import json
+
+    return json.dumps(rulesets_document(), indent=2, ensure_ascii=False) + "\n"

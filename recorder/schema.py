@@ -187,8 +187,15 @@ def _frontend(value: object) -> bool:
     )
 
 
+GAME_RESULT_KEYS: Final = ("scores", "winners")
+ROUND_RESULT_KEYS: Final = ("winners", "points", "bonus", "blocked", "pips_left", "ended_by")
+"""The fields a claimed result may have (the schema's ``additionalProperties: false``)."""
+_GAME_RESULT_SET: Final = frozenset(GAME_RESULT_KEYS)
+_ROUND_RESULT_SET: Final = frozenset(ROUND_RESULT_KEYS)
+
+
 def _game_result(value: object) -> bool:
-    return isinstance(value, dict) and (
+    return isinstance(value, dict) and value.keys() <= _GAME_RESULT_SET and (
         _opt(value, "scores", lambda v: _list_of(v, 8, _points))
         and _opt(value, "winners", lambda v: _list_of(v, 8, _seat))
     )
@@ -211,23 +218,39 @@ def _round_result(value: object) -> bool:
     # the compiled core calls these directly
     if not isinstance(value, dict):
         return False
+    known = 0  # the fields read so far that are there (not null): when that is all of
+    # them, the result has no field of another name, and no set of names is compared
     winners = value.get("winners")
-    if winners is not None and not _seats(winners):
-        return False
+    if winners is not None:
+        if not _seats(winners):
+            return False
+        known += 1
     points = value.get("points")
-    if points is not None and not _points_list(points):
-        return False
+    if points is not None:
+        if not _points_list(points):
+            return False
+        known += 1
     bonus = value.get("bonus")
-    if bonus is not None and not _points_list(bonus):
-        return False
+    if bonus is not None:
+        if not _points_list(bonus):
+            return False
+        known += 1
     blocked = value.get("blocked")
-    if blocked is not None and not isinstance(blocked, bool):
-        return False
+    if blocked is not None:
+        if not isinstance(blocked, bool):
+            return False
+        known += 1
     pips_left = value.get("pips_left")
-    if pips_left is not None and not _list_of(pips_left, 8, _pips):
-        return False
+    if pips_left is not None:
+        if not _list_of(pips_left, 8, _pips):
+            return False
+        known += 1
     ended_by = value.get("ended_by")
-    return ended_by is None or _seat(ended_by)
+    if ended_by is not None:
+        if not _seat(ended_by):
+            return False
+        known += 1
+    return len(value) == known or value.keys() <= _ROUND_RESULT_SET
 
 
 def _deal(value: object) -> bool:

@@ -10,6 +10,7 @@ sees valid logs never loads jsonschema (a twentieth of a second at every start).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -398,9 +399,11 @@ def _locate(path: Any) -> tuple[int, int]:
 
 def _to_schema_error(error: ValidationError, doc: object) -> SchemaError:
     path = list(error.absolute_path)
-    pointer = _pointer_of(path)
     round_, move = _locate(path)
     sentence = _sentence(error, path, doc)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        path.append(_unknown_keys(error)[0])  # the pointer names the field refused
+    pointer = _pointer_of(path)
     message = f"at {pointer}: {sentence}" if pointer else sentence
     return SchemaError(message, round=round_, move=move, pointer=pointer)
 
@@ -424,6 +427,15 @@ def _sentence(error: ValidationError, path: list[Any], doc: object) -> str:
         missing = next((p for p in error.validator_value if p not in value), "?")
         phrase = _REQUIRED.get((shape, missing), f'{_article(missing)} "{missing}"')
         return f"{_object_noun(shape, value)} needs {phrase}"
+    if keyword == "additionalProperties" and isinstance(value, dict):
+        # a claimed result under a name the format does not know: never compared, so
+        # refused, with the closest known name (as options are)
+        allowed = list(error.schema.get("properties", {}))
+        key = _unknown_keys(error)[0]
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        fields = ", ".join(allowed[:-1]) + " and " + allowed[-1]
+        return f"{noun} has no field {_describe(key)}{hint}; {noun} has {fields}"
     if keyword == "not" and shape == ("rounds", "*"):
         return ('a round takes its deal from "seed" or from "deal", not both; '
                 "remove one of them")
@@ -446,6 +458,12 @@ def _sentence(error: ValidationError, path: list[Any], doc: object) -> str:
         return f"{_describe(value)} is not {enum_noun}; expected one of {choices}"
     # type, pattern, minimum, maximum, anyOf, oneOf, const and anything unforeseen
     return f"{_describe(value)} is not {noun}; {advice}"
+
+
+def _unknown_keys(error: ValidationError) -> list[str]:
+    """The keys of an object refused by ``additionalProperties: false``, in its order."""
+    allowed = error.schema.get("properties", {})
+    return [str(k) for k in error.instance if k not in allowed]
 
 
 def _resolve(doc: object, path: list[Any]) -> object:

@@ -6,6 +6,10 @@ the JSON gives back the simulator's own result. Bots have distinct,
 deterministic styles (each game has its own ``random.Random``), so the
 statistics have real tendencies to find: a bonus hunter does score more bonus,
 a heavy-first player does hold fewer pips when a round blocks.
+
+A game has a length no rules can exceed (:func:`round_move_cap`): a round that goes past
+it means the engine loops (a rule change that never ends a round), and the simulator
+stops with :class:`RoundTooLong` instead of playing on until memory runs out.
 """
 
 from __future__ import annotations
@@ -89,6 +93,24 @@ BOTS: dict[str, Bot] = {
     "blocker": _blocker,
 }
 
+class RoundTooLong(RuntimeError):
+    """A simulated round went past :func:`round_move_cap`: the engine never ended it."""
+
+
+def round_move_cap(state: Round) -> int:
+    """The most moves any round dealt as ``state`` can take: players x (tiles + boneyard).
+
+    Every move is a play, a draw or a pass. A play puts a tile of a hand on the table for
+    good (at most every tile of the set); a draw takes the next tile of the boneyard (at
+    most all of them). A pass is allowed only to a player who can neither play nor draw,
+    so passes come at most ``players - 1`` in a row: the stock is closed for them, and if
+    nobody could play with the stock closed the last play or draw would have ended the
+    round blocked; the player who can play gets the turn and must play. The round opens
+    with a play or a draw, so it has at most ``players`` moves per play or draw.
+    """
+    return state.players * (state.tiles.size + len(state.boneyard))
+
+
 _THINK_MS = {"random": (300, 2500), "heavy": (400, 3000), "doubles": (500, 3500),
              "bonus": (900, 7000), "blocker": (1200, 9000)}
 
@@ -105,7 +127,11 @@ def simulate_game(
     frontend: str = "recorder-simulate",
     started_at: str | None = None,
 ) -> dict[str, Any]:
-    """One game, played to its end (or ``max_rounds``), as a domino-log/1 document."""
+    """One game, played to its end (or ``max_rounds``), as a domino-log/1 document.
+
+    Raises :class:`RoundTooLong` when a round goes past :func:`round_move_cap`, so a
+    game is never longer than ``max_rounds`` rounds of that many moves.
+    """
     rules = ruleset if isinstance(ruleset, Ruleset) else Ruleset.from_spec(ruleset)
     rng = random.Random(seed)
     seats = rng.sample(range(len(PERSONAS)), players)
@@ -132,7 +158,14 @@ def simulate_game(
         else:
             state = match.new_round(seed=f"{seed}/{r}")
             log.start_round()
+        cap = round_move_cap(state)
         while not state.over:
+            if state.moves >= cap:
+                raise RoundTooLong(
+                    f"round {r} of the game seeded {seed!r} ({rules.preset}, {players} "
+                    f"players) is not over after {state.moves} moves, the most any round of "
+                    f"these rules can take ({players} players x ({state.tiles.size} tiles + "
+                    f"{len(state.boneyard)} in the boneyard)): the engine never ends it")
             legal = state.legal_moves(state.turn)
             style = styles[state.turn]
             move = BOTS[style](state, legal, rng) if len(legal) > 1 else legal[0]

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from sqlite_utils import Database
 
-from recorder import storage
+from recorder import query, storage
 from recorder.errors import RecorderError
 from recorder.rules import Ruleset
 
@@ -57,11 +57,15 @@ class Metric:
     n: str
     k: str
     sq: str = ""
-    higher_is: str = "more"
+    better: str | None = "higher"
+    """Which way is good for the player: ``higher``, ``lower``, or None for a matter of
+    style (or of the deal) that is neither. Points per round depend on the rules as well
+    (:func:`better_in`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "label": self.label, "definition": self.definition,
-                "unit": self.unit, "min_sample": self.min_sample, "kind": self.kind}
+                "unit": self.unit, "min_sample": self.min_sample, "kind": self.kind,
+                "better": self.better}
 
 
 METRICS: tuple[Metric, ...] = (
@@ -77,18 +81,18 @@ METRICS: tuple[Metric, ...] = (
            "share of rounds", 20, "rate", "rounds", "dominoes"),
     Metric("draw_rate", "Draw rate",
            "Share of the player's moves that were draws from the boneyard.",
-           "share of moves", 30, "rate", "moves", "draws"),
+           "share of moves", 30, "rate", "moves", "draws", better=None),
     Metric("pass_rate", "Pass rate",
            "Share of the player's moves that were passes.",
-           "share of moves", 30, "rate", "moves", "passes"),
+           "share of moves", 30, "rate", "moves", "passes", better=None),
     Metric("heavy_first", "Heavy first",
            "Share of plays, among those where the legal tiles differed in pips, in which "
            "the player played the tile with the most pips.",
-           "share of plays", 30, "rate", "heavy_n", "heavy_k"),
+           "share of plays", 30, "rate", "heavy_n", "heavy_k", better=None),
     Metric("double_first", "Double first",
            "Share of plays, among those where both a double and a non-double could be "
            "played, in which the player played a double.",
-           "share of plays", 30, "rate", "double_n", "double_k"),
+           "share of plays", 30, "rate", "double_n", "double_k", better=None),
     Metric("bonus_capture", "Bonus capture",
            "Share of plays, among those where some legal play scored a bonus, in which the "
            "player's play scored a bonus.",
@@ -96,21 +100,41 @@ METRICS: tuple[Metric, ...] = (
     Metric("bonus_left", "Bonus left on the table",
            "Bonus points the best legal play would have scored minus what the player's "
            "play scored, averaged over the plays where some legal play scored a bonus.",
-           "points per chance", 20, "mean", "chance_n", "left_sum", "left_sq", "less"),
+           "points per chance", 20, "mean", "chance_n", "left_sum", "left_sq", "lower"),
     Metric("blocking", "Blocking",
            "Share of plays, among those where the player had more than one legal play and "
            "that did not end the round, after which the next player had no tile that fit.",
-           "share of plays", 30, "rate", "block_n", "block_k"),
+           "share of plays", 30, "rate", "block_n", "block_k", better=None),
     Metric("pips_left_losing", "Pips left when losing",
            "Pips in the player's hand at the end of the rounds the player did not win, "
            "averaged over those rounds.",
-           "pips", 20, "mean", "losing_n", "losing_sum", "losing_sq", "less"),
+           "pips", 20, "mean", "losing_n", "losing_sum", "losing_sq", "lower"),
     Metric("thinking_time", "Thinking time",
            "Milliseconds the player took per move, averaged over the moves whose log "
            "gives the time (ms).",
-           "ms", 30, "mean", "ms_n", "ms_sum", "ms_sq"),
+           "ms", 30, "mean", "ms_n", "ms_sum", "ms_sq", better=None),
 )
 METRIC_BY_KEY = {m.key: m for m in METRICS}
+
+
+def better_in(metric: Metric, variants: Iterable[str]) -> str | None:
+    """Which way is good for ``metric`` over games of these variants.
+
+    Points are good where reaching the target wins and bad where it loses (kozel, whose
+    points are penalties): over variants of one kind, points per round is ``higher`` or
+    ``lower``; over both kinds mixed, neither.
+    """
+    if metric.key != "points_per_round":
+        return metric.better
+    modes = set()
+    for v in variants:
+        rules = ruleset_of_variant(v)
+        modes.add(rules.target_mode if rules is not None else None)
+    if modes == {"reach-loses"}:
+        return "lower"
+    if modes <= {"reach-wins"}:
+        return "higher"
+    return None
 
 
 def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
@@ -165,9 +189,12 @@ class Contribution:
     players: int
     people: list[tuple[str, str | None]]
     player_rows: dict[str, list[float]] = field(default_factory=dict)
-    round_row: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    round_row: list[float] = field(
+        default_factory=lambda: [0.0] * len(storage.ROUND_COUNTERS))
     hist: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
     """(player or "" for round-level figures, kind, bucket) -> [n]."""
+    seats: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    """(kind, position) -> the seat counters, over every player."""
     missed: list[tuple[int, int, str, float, float]] = field(default_factory=list)
     """(round, move, player, scored, best) of the largest missed bonus chances."""
 
@@ -215,7 +242,6 @@ def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
     c = Contribution(day, variant, str(game.get("frontend") or ""), n,
                      [(p.player_id, p.name) for p in facts.players])
     rows = {pid: [0.0] * len(storage.PLAYER_COUNTERS) for pid in ids}
-    ix = _IX
     finished = game.get("status") == "finished"
     for p in facts.players:
         row = rows[p.player_id]
@@ -272,30 +298,10 @@ def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
             row[_BLOCK_K] += 1 if m.next_stuck else 0
     rules = _rules(str(game.get("ruleset") or "null"))
     sides = rules.sides(n) if rules is not None else [(s,) for s in range(n)]
-    c.round_row[0] = 1
+    _rounds_and_seats(c, facts, ids, rows, own_bonus, finished)
     for r in facts.rounds:
-        c.round_row[1] += 1
-        winners = set(r.winners)
-        for seat, pid in enumerate(ids):
-            row = rows[pid]
-            row[ix["rounds"]] += 1
-            points = float(r.points[seat]) + own_bonus.get((r.round, seat), 0.0)
-            row[ix["points_sum"]] += points
-            row[ix["points_sq"]] += points * points
-            if seat in winners:
-                row[ix["rounds_won"]] += 1
-            else:
-                pips = r.pips_left[seat]
-                row[ix["losing_n"]] += 1
-                row[ix["losing_sum"]] += pips
-                row[ix["losing_sq"]] += pips * pips
-            if r.blocked:
-                row[ix["blocked_rounds"]] += 1
-            elif r.ended_by == seat:
-                row[ix["dominoes"]] += 1
         if not r.blocked:
             continue
-        c.round_row[2] += 1
         margin = _margin(r, sides)
         certain = "unknown" if r.block_certain is None else r.moves - r.block_certain
         for scope in ("", *ids):
@@ -311,6 +317,110 @@ def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
 
 def _num(x: float) -> int | float:
     return int(x) if float(x).is_integer() else x
+
+
+ROUND_MOVES_BUCKET = 3
+GAME_MOVES_BUCKET = 20
+"""Moves per round and per game are counted in buckets of this many (``round_moves`` and
+``game_moves`` in ``stats_hist``, by the bucket's first value): a row per exact length
+would be about a row per round at the day grain, and the import writes every row."""
+(_R_GAMES, _R_ROUNDS, _R_BLOCKED, _R_DOMINO, _R_TARGET, _R_MOVES, _R_MOVES_SQ, _R_FINISHED,
+ _R_GROUNDS, _R_GROUNDS_SQ, _R_GMOVES, _R_GMOVES_SQ) = range(len(storage.ROUND_COUNTERS))
+
+
+def ending_of(r: Any) -> str:
+    """How a round ended; for facts stored before it was kept, as the migration says."""
+    if r.ending:
+        return str(r.ending)
+    if r.blocked:
+        return "blocked"
+    return "target" if r.pips_left[r.ended_by] > 0 else "domino"
+
+
+def _seat(c: Contribution, key: tuple[str, int], finished: float, won: float,
+          rounds: float, rounds_won: float, points: float) -> None:
+    row = c.seats.get(key)
+    if row is None:
+        row = c.seats[key] = [0.0] * len(storage.SEAT_COUNTERS)
+    row[0] += finished
+    row[1] += won
+    row[2] += rounds
+    row[3] += rounds_won
+    row[4] += points
+    row[5] += points * points
+
+
+def _rounds_and_seats(c: Contribution, facts: Any, ids: Sequence[str],
+                      rows: dict[str, list[float]], own_bonus: Mapping[tuple[int, int], float],
+                      finished: bool) -> None:
+    """The round-level counters, the players' round counters and the seats' rows.
+
+    Turn positions count from the player who played first: each round's opener for the
+    round figures, the first round's opener for the game's result.
+    """
+    ix = _IX
+    n = len(ids)
+    rr = c.round_row
+    rr[_R_GAMES] = 1
+    game_moves = len(facts.moves)
+    rounds_count = len(facts.rounds)
+    if finished:
+        rr[_R_FINISHED] = 1
+        rr[_R_GROUNDS] = rounds_count
+        rr[_R_GROUNDS_SQ] = rounds_count * rounds_count
+        rr[_R_GMOVES] = game_moves
+        rr[_R_GMOVES_SQ] = game_moves * game_moves
+        _hist(c, "", "game_rounds", rounds_count)
+        _hist(c, "", "game_moves", game_moves // GAME_MOVES_BUCKET * GAME_MOVES_BUCKET)
+        first = facts.rounds[0].opener if facts.rounds else -1
+        for p in facts.players:
+            won = 1.0 if p.won else 0.0
+            row = rows[p.player_id]
+            row[ix["game_rounds_sum"]] += rounds_count
+            row[ix["game_rounds_sq"]] += rounds_count * rounds_count
+            row[ix["game_moves_sum"]] += game_moves
+            row[ix["game_moves_sq"]] += game_moves * game_moves
+            _seat(c, ("seat", p.seat), 1, won, 0, 0, 0)
+            if first >= 0:
+                _seat(c, ("turn", (p.seat - first) % n), 1, won, 0, 0, 0)
+    for r in facts.rounds:
+        ending = ending_of(r)
+        rr[_R_ROUNDS] += 1
+        rr[_R_MOVES] += r.moves
+        rr[_R_MOVES_SQ] += r.moves * r.moves
+        if ending == "blocked":
+            rr[_R_BLOCKED] += 1
+        elif ending == "target":
+            rr[_R_TARGET] += 1
+        else:
+            rr[_R_DOMINO] += 1
+        _hist(c, "", "round_moves", r.moves // ROUND_MOVES_BUCKET * ROUND_MOVES_BUCKET)
+        winners = set(r.winners)
+        for seat, pid in enumerate(ids):
+            row = rows[pid]
+            row[ix["rounds"]] += 1
+            row[ix["round_moves_sum"]] += r.moves
+            row[ix["round_moves_sq"]] += r.moves * r.moves
+            points = float(r.points[seat]) + own_bonus.get((r.round, seat), 0.0)
+            row[ix["points_sum"]] += points
+            row[ix["points_sq"]] += points * points
+            won = seat in winners
+            if won:
+                row[ix["rounds_won"]] += 1
+            else:
+                pips = r.pips_left[seat]
+                row[ix["losing_n"]] += 1
+                row[ix["losing_sum"]] += pips
+                row[ix["losing_sq"]] += pips * pips
+            if ending == "blocked":
+                row[ix["blocked_rounds"]] += 1
+            elif ending == "target":
+                row[ix["target_rounds"]] += 1
+            elif r.ended_by == seat:
+                row[ix["dominoes"]] += 1
+            _seat(c, ("seat", seat), 0, 0, 1, 1 if won else 0, points)
+            if r.opener >= 0:
+                _seat(c, ("turn", (seat - r.opener) % n), 0, 0, 1, 1 if won else 0, points)
 
 
 def _margin(r: Any, sides: Sequence[Sequence[int]]) -> int | None:
@@ -348,6 +458,7 @@ class Accumulator:
     players: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
     rounds: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
     hist: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
+    seats: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
     missed: list[tuple[Any, ...]] = field(default_factory=list)
     people: dict[str, tuple[str | None, int]] = field(default_factory=dict)
 
@@ -362,6 +473,8 @@ class Accumulator:
                 merge_into(self.players, (*key, pid), row)
             for (scope, kind, bucket), row in c.hist.items():
                 merge_into(self.hist, (kind, grain, period, scope, *base, bucket), row)
+            for (kind, position), row in c.seats.items():
+                merge_into(self.seats, (*key, kind, position), row)
         for rnd, mv, pid, scored, best in c.missed:
             self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
                                 c.day, scored, best))
@@ -378,6 +491,8 @@ class Accumulator:
             conn.executemany(_UPSERT_ROUNDS, [(*k, *v) for k, v in self.rounds.items()])
         if self.hist:
             conn.executemany(_UPSERT_HIST, [(*k, *v) for k, v in self.hist.items()])
+        if self.seats:
+            conn.executemany(_UPSERT_SEATS, [(*k, *v) for k, v in self.seats.items()])
         if self.missed:
             conn.executemany(
                 "INSERT INTO stats_missed (game, round, move, player, variant, frontend, "
@@ -388,7 +503,7 @@ class Accumulator:
                 "ON CONFLICT(player) DO UPDATE SET name = coalesce(excluded.name, name), "
                 "games = games + excluded.games",
                 [(pid, name, games) for pid, (name, games) in self.people.items()])
-        self.players, self.rounds, self.hist = {}, {}, {}
+        self.players, self.rounds, self.hist, self.seats = {}, {}, {}, {}
         self.missed, self.people = [], {}
 
 
@@ -415,6 +530,7 @@ _UPSERT_PLAYERS = _upsert("stats_players", (*storage.AGG_KEY, "player"),
                           storage.PLAYER_COUNTERS)
 _UPSERT_ROUNDS = _upsert("stats_rounds", storage.AGG_KEY, storage.ROUND_COUNTERS)
 _UPSERT_HIST = _upsert("stats_hist", storage.HIST_KEY, storage.HIST_COUNTERS)
+_UPSERT_SEATS = _upsert("stats_seats", storage.SEAT_KEY, storage.SEAT_COUNTERS)
 
 
 def rebuild(db: Database, *, from_logs: bool = True, batch: int = 200,
@@ -433,6 +549,7 @@ def rebuild(db: Database, *, from_logs: bool = True, batch: int = 200,
         for table in storage.STATS_TABLES:
             db.execute(f"DROP TABLE IF EXISTS [{table}]")
         storage.create_stats_tables(db)
+        storage.set_counters_version(db, "rebuilding")
     last = 0
     done = 0
     while True:
@@ -458,6 +575,8 @@ def rebuild(db: Database, *, from_logs: bool = True, batch: int = 200,
         done += len(rows)
         if progress is not None:
             progress(len(rows))
+    with storage.write_transaction(db):
+        storage.set_counters_version(db)
     return done
 
 
@@ -488,12 +607,12 @@ def facts_from_rows(db: Database, first: int, last: int) -> dict[int, Any]:
             row[10], row[11], row[12] or 0, row[13] or 0))
     for row in db.execute(
             "SELECT game, round, opener, opening_tile, winners, points, bonus, blocked, "
-            "pips_left, ended_by, moves_count, draws, passes, boneyard_left, block_certain "
-            "FROM rounds WHERE game BETWEEN ? AND ? ORDER BY game, round", span):
+            "pips_left, ended_by, moves_count, draws, passes, boneyard_left, block_certain, "
+            "ending FROM rounds WHERE game BETWEEN ? AND ? ORDER BY game, round", span):
         out.setdefault(row[0], GameFacts()).rounds.append(RoundFact(
             row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]),
             json.loads(row[6]), bool(row[7]), json.loads(row[8]), row[9], row[10], row[11],
-            row[12], row[13], row[14]))
+            row[12], row[13], row[14], row[15] or ""))
     flag = _maybe_bool
     for row in db.execute(
             "SELECT game, round, move, player, action, tile, side, ms, legal_count, score, "
@@ -515,24 +634,8 @@ def _maybe_bool(value: Any) -> bool | None:
 # Reading.
 
 
-@dataclass(frozen=True)
-class StatsFilter:
-    """The filters every stats URL takes; None is not applied. Dates are whole days."""
-
-    preset: str | None = None
-    variant: str | None = None
-    frontend: str | None = None
-    players: int | None = None
-    player: str | None = None
-    since: str | None = None
-    until: str | None = None
-
-    def applied(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
-
-    def without_player(self) -> StatsFilter:
-        return StatsFilter(self.preset, self.variant, self.frontend, self.players, None,
-                           self.since, self.until)
+StatsFilter = query.Filter
+"""The filters every stats URL takes (:class:`recorder.query.Filter`); dates are whole days."""
 
 
 def _month_end(day: date) -> date:
@@ -553,11 +656,14 @@ def periods(since: str | None, until: str | None) -> list[tuple[str, str, str, i
     hi = date.fromisoformat(until) if until else date(9999, 12, 31)
     if lo > hi:
         return []
-    first = lo if lo.day == 1 else _month_end(lo) + timedelta(days=1)
-    last = hi if hi == _month_end(hi) else hi.replace(day=1) - timedelta(days=1)
+    # the first and last whole months of the range (none past the calendar's ends)
+    first = lo if lo.day == 1 else \
+        _month_end(lo) + timedelta(days=1) if _month_end(lo) < date.max else None
+    last = hi if hi == _month_end(hi) else \
+        hi.replace(day=1) - timedelta(days=1) if hi.replace(day=1) > date.min else None
     out: list[tuple[str, str, str, int]] = []
     parts: list[tuple[date, date]] = []
-    if first <= last:
+    if first is not None and last is not None and first <= last:
         out.append(("month", first.isoformat()[:7], last.isoformat()[:7], 1))
         if lo < first:
             parts.append((lo, first - timedelta(days=1)))
@@ -583,14 +689,22 @@ def periods(since: str | None, until: str | None) -> list[tuple[str, str, str, i
 
 @dataclass
 class Reader:
-    """Sums of aggregate rows under one filter."""
+    """Sums of counter rows under one filter, asked through a :class:`query.Backend`."""
 
     db: Database
     flt: StatsFilter
+    backend: query.Backend = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.backend = query.SQLiteBackend(self.db)
+
+    def with_filter(self, flt: StatsFilter) -> Reader:
+        """A reader of the same database under another filter."""
+        return Reader(self.db, flt)
 
     def variants(self) -> list[str]:
-        rows = self.db.execute(
-            "SELECT DISTINCT variant FROM stats_rounds WHERE grain = 'all'").fetchall()
+        rows = self.backend.rows(
+            "SELECT DISTINCT variant FROM stats_rounds WHERE grain = 'all'")
         return sorted(r[0] for r in rows)
 
     def _where(self, *, player: str | None = None) -> tuple[str, list[Any]]:
@@ -599,29 +713,10 @@ class Reader:
         ``player`` overrides the filter's player: ``""`` selects the rows of round-level
         figures that count every round once (the ``stats_hist`` kinds kept per round).
         """
-        f = self.flt
-        if player is None:
-            player = f.player
-        clauses: list[str] = []
-        params: list[Any] = []
-        if f.variant is not None:
-            clauses.append("variant = ?")
-            params.append(f.variant)
-        elif f.preset is not None:
-            chosen = [v for v in self.variants() if v.split(" ")[0] == f.preset]
-            clauses.append(f"variant IN ({', '.join('?' for _ in chosen)})" if chosen
-                           else "0")
-            params += chosen
-        if f.frontend is not None:
-            clauses.append("frontend = ?")
-            params.append(f.frontend)
-        if f.players is not None:
-            clauses.append("players = ?")
-            params.append(f.players)
+        flt = self.flt.but(since=None, until=None)
         if player is not None:
-            clauses.append("player = ?")
-            params.append(player)
-        return " AND ".join(clauses), params
+            flt = flt.but(player=player)
+        return query.where(flt, query.COUNTERS, self.backend.dialect)
 
     def sums(self, table: str, columns: Sequence[str], group: Sequence[str] = (),
              *, player: str | None = None, extra: str = "", extra_params: Sequence[Any] = (),
@@ -634,23 +729,21 @@ class Reader:
         """
         where, params = self._where(player=player)
         if extra:
-            where = f"{where} AND {extra}" if where else extra
+            where = f"{where} AND {extra}"
             params = [*params, *extra_params]
         ranges = periods(self.flt.since, self.flt.until)
         if by_month and ranges == [("all", "", "", 1)]:
             ranges = [("month", "", "9999-12", 1)]
+        q = self.backend.dialect.quote
         out: dict[tuple[Any, ...], list[float]] = {}
-        cols = ", ".join(f"SUM([{c}])" for c in columns)
-        keys = [*(["substr(period, 1, 7)"] if by_month else []), *(f"[{g}]" for g in group)]
+        cols = ", ".join(f"SUM({q(c)})" for c in columns)
+        keys = [*(["substr(period, 1, 7)"] if by_month else []), *(q(g) for g in group)]
         for grain, lo, hi, sign in ranges:
-            cond = "grain = ? AND period BETWEEN ? AND ?"
-            cond_params: list[Any] = [grain, lo, hi]
-            sql = f"SELECT {', '.join([*keys, cols])} FROM {table} WHERE {cond}"
-            if where:
-                sql += f" AND {where}"
+            sql = (f"SELECT {', '.join([*keys, cols])} FROM {q(table)} "
+                   f"WHERE grain = ? AND period BETWEEN ? AND ? AND {where}")
             if keys:
                 sql += " GROUP BY " + ", ".join(keys)
-            for row in self.db.execute(sql, [*cond_params, *params]):
+            for row in self.backend.rows(sql, [grain, lo, hi, *params]):
                 key = tuple(row[:len(keys)])
                 vals = [sign * (v or 0) for v in row[len(keys):]]
                 merge_into(out, key, vals)
@@ -720,8 +813,10 @@ def variant_label(key: str) -> str:
     return f"{preset} (" + ", ".join(p.replace("=", ": ", 1) for p in rest.split(" ")) + ")"
 
 
-def rules_of_variant(key: str) -> tuple[str, str]:
-    """(preset, draw policy) of a variant key, as the rules give them."""
+@lru_cache(maxsize=1024)
+def ruleset_of_variant(key: str) -> Ruleset | None:
+    """The rules a variant key names (its preset with its options), or None when this
+    version cannot read them (a preset or an option it no longer knows)."""
     preset, _, rest = key.partition(" ")
     options: dict[str, Any] = {}
     for part in rest.split(" ") if rest else []:
@@ -731,7 +826,12 @@ def rules_of_variant(key: str) -> tuple[str, str]:
         except ValueError:
             options[name] = text
     try:
-        rules = Ruleset.from_spec({"preset": preset, "options": options})
-    except RecorderError:
-        return preset, "?"
-    return preset, rules.draw
+        return Ruleset.from_spec({"preset": preset, "options": options})
+    except (RecorderError, ValueError, TypeError):
+        return None
+
+
+def rules_of_variant(key: str) -> tuple[str, str]:
+    """(preset, draw policy) of a variant key, as the rules give them."""
+    rules = ruleset_of_variant(key)
+    return key.partition(" ")[0], rules.draw if rules is not None else "?"

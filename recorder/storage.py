@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlite_utils import Database, Migrations
 
-from recorder import jsontext
+from recorder import jsontext, query
 from recorder.errors import RulesetError
 from recorder.rules import Ruleset
 
@@ -39,6 +39,8 @@ DB_ENVVAR = "RECORDER_DB"
 DB_FILENAME = "recorder.db"
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 """Every timestamp column: UTC, to the second, so that text order is time order."""
+MAX_INTEGER = 2**63 - 1
+"""The largest INTEGER SQLite stores: a game number or count beyond it names no row."""
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up
 (``RECORDER_BUSY_TIMEOUT_MS`` sets another wait)."""
@@ -103,7 +105,8 @@ def normalize_timestamp(value: object) -> str | None:
 
     Logs may carry any offset; comparing them as text (the ``since``/``until`` filters)
     is only right once they are all in UTC and all to the second. A value without an
-    offset is taken as UTC.
+    offset is taken as UTC. A moment that falls outside the years 1 to 9999 once in UTC
+    is not one either (``9999-12-31T23:59:59-01:00``): it cannot be written this way.
     """
     if not isinstance(value, str) or not value:
         return None
@@ -113,7 +116,13 @@ def normalize_timestamp(value: object) -> str | None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is in year 0 once in UTC
+        return None
+    # isoformat, not strftime: the C library writes year 999 as "999", which sorts
+    # after "2026" as text
+    return utc.replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
 # ---------------------------------------------------------------------------------------
@@ -358,27 +367,47 @@ METRIC_COUNTERS = (
     "left_sum", "left_sq", "block_n", "block_k", "losing_n", "losing_sum", "losing_sq",
     "ms_n", "ms_sum", "ms_sq", "bonus_plays", "bonus_points", "missed_n", "missed_points",
 )
-PLAYER_COUNTERS = (*METRIC_COUNTERS, *PLAYS_AT, *BONUS_AT)
+GAME_COUNTERS = (
+    "target_rounds", "round_moves_sum", "round_moves_sq", "game_rounds_sum",
+    "game_rounds_sq", "game_moves_sum", "game_moves_sq",
+)
+"""How the rounds and games of a player's games went (for the variants' figures under a
+player filter): rounds ended on the target, moves per round, rounds and moves per
+finished game."""
+PLAYER_COUNTERS = (*METRIC_COUNTERS, *PLAYS_AT, *BONUS_AT, *GAME_COUNTERS)
 """The additive counters of ``stats_players`` (one row per player and key). Plays and
 bonus plays by move number are columns, not rows: a histogram row per player, move and
 period would make a year's figures hundreds of thousands of rows."""
 
-ROUND_COUNTERS = ("games", "rounds", "blocked")
+ROUND_COUNTERS = ("games", "rounds", "blocked", "domino_rounds", "target_rounds",
+                  "moves_sum", "moves_sq", "finished", "game_rounds_sum", "game_rounds_sq",
+                  "game_moves_sum", "game_moves_sq")
+"""``stats_rounds``: every game and round once; how rounds ended, moves per round, and
+rounds and moves per finished game (sums and sums of squares)."""
+SEAT_KEY = (*AGG_KEY, "kind", "position")
+"""``stats_seats`` key: ``kind`` ``seat`` (position: the seat) or ``turn`` (position: turns
+after the first player, 0 being the player who played first). Over every player: rows of
+each player's own seats would multiply the rows (and the import's writes) by the number
+of players, for a figure read by variant."""
+SEAT_COUNTERS = ("finished", "wins", "rounds", "rounds_won", "points_sum", "points_sq")
 HIST_KEY = ("kind", "grain", "period", "player", "variant", "frontend", "players", "bucket")
 """``stats_hist`` key, kind first: each distribution is read on its own, over a range of
 periods; round-level kinds are read for one scope (``""``: every round once, or one
 player's rounds)."""
 HIST_COUNTERS = ("n",)
 STATS_TABLES = ("stats_players", "stats_rounds", "stats_hist", "stats_missed",
-                "stats_people")
+                "stats_people", "stats_seats", "stats_meta")
+COUNTERS_VERSION = "2"
+"""The counters' definitions as this version counts them; ``stats_meta`` holds the one
+the stored counters were made with (``rebuilding`` while a rebuild runs)."""
 
 
 def _counter_table(db: Database, name: str, keys: Sequence[str],
                    counters: Sequence[str]) -> None:
     """A table of counters clustered by its key (``WITHOUT ROWID``): a range of periods is
     then one contiguous read, not a lookup per row."""
-    columns = [f"[{k}] INTEGER NOT NULL" if k == "players" else f"[{k}] TEXT NOT NULL"
-               for k in keys]
+    columns = [f"[{k}] INTEGER NOT NULL" if k in ("players", "position")
+               else f"[{k}] TEXT NOT NULL" for k in keys]
     columns += [f"[{c}] FLOAT NOT NULL DEFAULT 0" for c in counters]
     db.execute(
         f"CREATE TABLE IF NOT EXISTS [{name}] ({', '.join(columns)}, "
@@ -391,6 +420,7 @@ def create_stats_tables(db: Database) -> None:
     _counter_table(db, "stats_players", (*AGG_KEY, "player"), PLAYER_COUNTERS)
     _counter_table(db, "stats_rounds", AGG_KEY, ROUND_COUNTERS)
     _counter_table(db, "stats_hist", HIST_KEY, HIST_COUNTERS)
+    _counter_table(db, "stats_seats", SEAT_KEY, SEAT_COUNTERS)
     db.table("stats_missed").create(
         {"id": int, "game": int, "round": int, "move": int, "player": str, "variant": str,
          "frontend": str, "players": int, "day": str, "scored": float, "best": float},
@@ -402,6 +432,23 @@ def create_stats_tables(db: Database) -> None:
     db.table("stats_people").create(
         {"player": str, "name": str, "games": int}, pk="player", if_not_exists=True,
     )
+    db.table("stats_meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
+
+
+def set_counters_version(db: Database, version: str = COUNTERS_VERSION) -> None:
+    """Record which definitions the stored counters follow (inside the caller's work)."""
+    db.execute("INSERT INTO stats_meta (key, value) VALUES ('counters', ?) "
+               "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [version])
+
+
+def counters_version(db: Database) -> str:
+    """The definitions the stored counters follow: ``"1"`` for counters made before the
+    version was recorded, ``rebuilding`` while a rebuild runs."""
+    try:
+        row = db.execute("SELECT value FROM stats_meta WHERE key = 'counters'").fetchone()
+    except sqlite3.OperationalError:  # a file not migrated yet
+        return "1"
+    return "1" if row is None else str(row[0])
 
 
 @migrations()
@@ -443,6 +490,36 @@ def m008_clustered_facts(db: Database) -> None:
         db.execute(f'ALTER TABLE "{table}_clustered" RENAME TO "{table}"')
         for index in indexes:
             db.execute(index)
+
+
+@migrations()
+def m009_round_endings(db: Database) -> None:
+    """How each round ended, and the counters of the variants' figures.
+
+    ``rounds.ending`` is filled for the rounds already stored from their facts: blocked,
+    else a target reached (the player who ended the round still held pips), else a
+    domino; exact except for a target reached by a player holding only the double blank,
+    which ``recorder stats rebuild`` (from the logs) tells apart. The new counters start
+    at zero: counters stored before them are marked as made by version 1, which the
+    pages report until ``recorder stats rebuild`` makes them again.
+    """
+    if "ending" not in db.table("rounds").columns_dict:
+        db.execute("ALTER TABLE rounds ADD COLUMN ending TEXT")
+    db.table("games").create_index(["variant"], if_not_exists=True)
+    db.execute(
+        "UPDATE rounds SET ending = CASE WHEN blocked THEN 'blocked' "
+        "WHEN coalesce(json_extract(pips_left, '$[' || ended_by || ']'), 0) > 0 "
+        "THEN 'target' ELSE 'domino' END WHERE ending IS NULL")
+    had = db.execute("SELECT count(*) FROM stats_rounds").fetchone()[0] > 0
+    for table, counters in (("stats_rounds", ROUND_COUNTERS),
+                            ("stats_players", PLAYER_COUNTERS)):
+        have = set(db.table(table).columns_dict)
+        for name in counters:
+            if name not in have:
+                db.execute(f"ALTER TABLE [{table}] ADD COLUMN [{name}] FLOAT NOT NULL "
+                           "DEFAULT 0")
+    create_stats_tables(db)
+    set_counters_version(db, "1" if had else COUNTERS_VERSION)
 
 
 # ---------------------------------------------------------------------------------------
@@ -581,7 +658,7 @@ PLAYER_COLUMNS = (
 )
 ROUND_COLUMNS = (
     "round", "opener", "opening_tile", "winners", "points", "bonus", "blocked", "pips_left",
-    "ended_by", "moves_count", "draws", "passes", "boneyard_left", "block_certain",
+    "ended_by", "moves_count", "draws", "passes", "boneyard_left", "block_certain", "ending",
 )
 MOVE_COLUMNS = (
     "round", "move", "player", "action", "tile", "side", "ms", "legal_count", "score",
@@ -708,7 +785,7 @@ def build_record(
         record.rounds.append((
             r.round, r.opener, r.opening_tile, to_json(r.winners), to_json(r.points),
             to_json(r.bonus), _flag(r.blocked), to_json(r.pips_left), r.ended_by, r.moves,
-            r.draws, r.passes, r.boneyard_left, r.block_certain,
+            r.draws, r.passes, r.boneyard_left, r.block_certain, r.ending,
         ))
     # the moves table's columns are MoveFact's fields, in order (analysis.MoveFact.as_row)
     record.moves = [m.as_row() for m in facts.moves]
@@ -790,65 +867,24 @@ SUMMARY_COLUMNS = (
     "id", "game_id", "frontend", "frontend_version", "preset", "players", "player_count",
     "status", "winners", "scores", "rounds_count", "blocked_rounds", "moves_count",
     "started_at", "imported_at", "content_hash", "source", "played_at", "winner_score",
+    "variant",
 )
 _JSON_COLUMNS = frozenset({"players", "winners", "scores", "mismatches", "ruleset"})
 STATUSES = ("finished", "unfinished")
 
 
-@dataclass(frozen=True)
-class GameFilter:
-    """The filters of the game list; each one that is None is not applied.
+class GameFilter(query.Filter):
+    """The filters of the game list (:class:`recorder.query.Filter`), on the games table.
 
     ``since`` and ``until`` bound the game's date (``played_at``: its ``started_at``, or
     when the log has none, the time it was imported), both inclusive, as UTC text.
-    ``search`` finds games with a player whose id or name contains it (any case);
-    ``players`` is the number of players.
+    ``search`` finds games with a player whose id or name contains it, or whose
+    ``game_id`` does (any case); ``players`` is the number of players.
     """
-
-    player: str | None = None
-    preset: str | None = None
-    frontend: str | None = None
-    status: str | None = None
-    blocked: bool | None = None
-    since: str | None = None
-    until: str | None = None
-    players: int | None = None
-    search: str | None = None
 
     def where(self) -> tuple[str, list[Any]]:
         """The SQL condition and its parameters."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if self.player is not None:
-            clauses.append("id IN (SELECT game FROM players WHERE player_id = ?)")
-            params.append(self.player)
-        if self.search is not None:
-            pattern = "%" + _like_escape(self.search) + "%"
-            clauses.append("id IN (SELECT game FROM players WHERE player_id LIKE ? ESCAPE '\\' "
-                           "OR name LIKE ? ESCAPE '\\')")
-            params += [pattern, pattern]
-        for column in ("preset", "frontend", "status"):
-            value = getattr(self, column)
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        if self.players is not None:
-            clauses.append("player_count = ?")
-            params.append(self.players)
-        if self.blocked is not None:
-            clauses.append("blocked_rounds > 0" if self.blocked else "blocked_rounds = 0")
-        if self.since is not None:
-            clauses.append("played_at >= ?")
-            params.append(self.since)
-        if self.until is not None:
-            clauses.append("played_at <= ?")
-            params.append(self.until)
-        return (" AND ".join(clauses) or "1"), params
-
-
-def _like_escape(text: str) -> str:
-    """``text`` matched literally inside a LIKE pattern."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return query.where(self, query.GAMES)
 
 
 SORTS = {"date": "played_at", "rounds": "rounds_count", "moves": "moves_count",
@@ -915,7 +951,7 @@ def few_enough(matches: int, total: int) -> bool:
 
 def distinct_values(db: Database, column: str) -> list[Any]:
     """The values a list filter can take, from the stored games (each an indexed column)."""
-    if column not in {"preset", "frontend", "player_count"}:
+    if column not in {"preset", "variant", "frontend", "player_count"}:
         raise ValueError(f"no list filter on {column!r}")
     return [r[0] for r in db.execute(
         f"SELECT DISTINCT [{column}] FROM games WHERE [{column}] IS NOT NULL "

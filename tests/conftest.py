@@ -8,6 +8,7 @@ demand so that a test names only what it needs: ``make_game(7)`` is the game of 
 from __future__ import annotations
 
 import copy
+import faulthandler
 import gzip
 import json
 import os
@@ -44,6 +45,41 @@ settings.register_profile("mutation", parent=settings.get_profile("recorder"),
                           print_blob=False)
 settings.load_profile(os.environ.get(
     "HYPOTHESIS_PROFILE", "mutation" if "MUTANT_UNDER_TEST" in os.environ else "recorder"))
+
+
+# ---------------------------------------------------------------------------------------
+# Time limits. pytest-timeout fails a test past its limit (pyproject.toml) with a signal,
+# and the suite goes on. A signal is handled only when the interpreter runs Python code:
+# a loop inside the compiled engine (mypyc) or a C call never lets it, nor any Python
+# thread. faulthandler's watchdog is a C thread that needs neither: past the limit and
+# its grace, it writes every thread's stack (the looping test is on it) and ends the run
+# with exit code 1. Failing the whole run is the price of never hanging it.
+
+_STDERR: int | None = None
+
+
+def backstop_after(limit: float) -> float:
+    """When the watchdog ends the run: the limit, then time for the failed test's
+    teardown (a server stopped, a browser page closed) after the signal failed it."""
+    return limit + max(10.0, limit / 5)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _STDERR
+    _STDERR = os.dup(2)  # the terminal's stderr, before tests capture fd 2
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> None:
+    """Arm the watchdog beside pytest-timeout's own timer (which still runs: None)."""
+    if settings.timeout and _STDERR is not None:
+        faulthandler.dump_traceback_later(backstop_after(settings.timeout), exit=True,
+                                          file=_STDERR)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_timeout_cancel_timer(item: pytest.Item) -> None:
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(autouse=True)
@@ -198,6 +234,15 @@ def json_lines(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def export_rows(text: str) -> list[dict[str, Any]]:
+    """The lines of a complete export (``format=jsonl|logs``), less its end line, which
+    must be there and count them."""
+    rows = json_lines(text)
+    assert rows, "an export ends with its end line, even when empty"
+    assert rows[-1] == {"ok": True, "end": True, "games": len(rows) - 1}, rows[-1]
+    return rows[:-1]
+
+
 # ---------------------------------------------------------------------------------------
 # Real processes.
 
@@ -230,7 +275,9 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30)
 
 
 class Servers:
-    """``servers(db_path, threads=4, env=None)`` runs waitress with the app; returns its URL.
+    """``servers(db_path, threads=4, env=None, args=())`` runs waitress with the app as the
+    production command does (its body limit the app's), ``args`` more of waitress's
+    options; returns its URL.
 
     ``procs`` holds the server processes in start order, for tests that kill one.
     """
@@ -239,12 +286,15 @@ class Servers:
         self.folder = folder
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def __call__(self, db: Path, *, threads: int = 4, env: dict[str, str] | None = None) -> str:
+    def __call__(self, db: Path, *, threads: int = 4, env: dict[str, str] | None = None,
+                 args: tuple[str, ...] = ()) -> str:
         port = free_port()
         log = open(self.folder / f"server-{port}.log", "wb")  # noqa: SIM115 (closed by the child)
+        body_limit = (env or {}).get("RECORDER_MAX_CONTENT_LENGTH", str(32 * 1024 * 1024))
         proc = subprocess.Popen(
             [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
-             f"--threads={threads}", "--call", "webui:create_app"],
+             f"--threads={threads}", f"--max-request-body-size={body_limit}", *args,
+             "--call", "webui:create_app"],
             cwd=self.folder, env=subprocess_env(RECORDER_DB=str(db), **(env or {})),
             stdout=log, stderr=log,
         )

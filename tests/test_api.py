@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from conftest import break_game, json_lines, make_game
+from conftest import break_game, export_rows, json_lines, make_game
 
 from recorder import storage
 from recorder.replay import replay
@@ -179,19 +179,30 @@ def test_the_report_locates_a_refused_game(client: Any, auth: dict[str, str], ga
     assert data["summary"] == {"accepted": 1, "duplicate": 0, "refused": 1}
     refused = data["games"][1]
     assert refused["status"] == "refused" and refused["line"] == 2
-    assert (refused["error"]["round"], refused["error"]["move"]) == (1, 2)
+    error = refused["error"]
+    assert (error["round"], error["move"]) == (1, 2)
+    # and why: break_game gave move 2 to the opener, out of turn
+    to_move = docs[1]["players"][docs[1]["rounds"][0]["moves"][1]["player"]]["id"]
+    assert (error["code"], error["pointer"]) == ("move/illegal", "/rounds/0/moves/1")
+    assert f": not this player's turn: {to_move} is to move;" in error["message"]
     assert games_count(db_path) == 1
 
 
 def test_an_unreadable_body_stores_nothing(client: Any, auth: dict[str, str], games: Games,
                                            db_path: Path) -> None:
     damaged = gzip.compress(jsonl(games(3)))[:-30]
-    assert_error(client.post("/api/games", data=damaged, headers=auth), 400)
-    assert_error(client.post("/api/games", data=b"", headers=auth), 400, "input/empty")
-    assert_error(client.post("/api/games", data=b"\xff\xfe{", headers=auth), 400)
-    assert_error(
+    error = assert_error(client.post("/api/games", data=damaged, headers=auth), 400,
+                         "input/unreadable")
+    assert "the gzip data is cut off" in error["message"]
+    error = assert_error(client.post("/api/games", data=b"", headers=auth), 400, "input/empty")
+    assert "the body is empty" in error["message"]
+    error = assert_error(client.post("/api/games", data=b"\xff\xfe{", headers=auth), 400,
+                         "input/unreadable")
+    assert "UTF-16" in error["message"] and "UTF-8" in error["message"]
+    error = assert_error(
         client.post("/api/games", data=jsonl(games(1)),
-                    headers={**auth, "Content-Encoding": "br"}), 415)
+                    headers={**auth, "Content-Encoding": "br"}), 415, "http/unsupported-encoding")
+    assert "'br' is not supported" in error["message"]
     assert games_count(db_path) == 0
 
 
@@ -220,7 +231,7 @@ def test_the_default_body_limit_is_32_mib(db_path: Path, token: str) -> None:
     # just under the limit is read (and refused for what it is, not for its size)
     response = app.test_client().post("/api/games", data=body[:-2],
                                       headers={"Authorization": f"Bearer {token}"})
-    assert_error(response, 400)
+    assert_error(response, 400, "input/empty")
     assert games_count(db_path) == 0
 
 
@@ -233,7 +244,8 @@ def test_too_large_once_decompressed_gets_413(db_path: Path, token: str) -> None
     response = app.test_client().post(
         "/api/games", data=bomb,
         headers={"Authorization": f"Bearer {token}", "Content-Encoding": "gzip"})
-    assert_error(response, 413)
+    error = assert_error(response, 413, "input/too-large")
+    assert "the gzip data expands to more than" in error["message"]
     assert len(bomb) < 50_000
 
 
@@ -300,7 +312,7 @@ def ids(client: Any, query: str) -> list[int]:
         assert body["meta"]["total"] >= len(out)
     streamed = client.get(f"/api/games?{query}&format=jsonl")
     assert streamed.mimetype == "application/x-ndjson"
-    assert [g["id"] for g in json_lines(streamed.get_data(as_text=True))] == out
+    assert [g["id"] for g in export_rows(streamed.get_data(as_text=True))] == out
     return out
 
 
@@ -381,7 +393,7 @@ def test_export_of_logs_reimports_as_the_same_games(
     from recorder import ingest
 
     export = client.get("/api/games?format=logs&preset=kozel").get_data(as_text=True)
-    docs = json_lines(export)
+    docs = export_rows(export)
     assert docs == [g["doc"] for g in library if preset(g["doc"]) == "kozel"]
     other = storage.connect(tmp_path / "other.db")
     tally, _ = ingest.import_upload(other, export.encode())
@@ -393,7 +405,7 @@ def test_streaming_by_accept_header(client: Any, library: list[dict[str, Any]]) 
     response = client.get("/api/games?preset=italian",
                           headers={"Accept": "application/x-ndjson"})
     assert response.mimetype == "application/x-ndjson"
-    assert len(json_lines(response.get_data(as_text=True))) == sum(
+    assert len(export_rows(response.get_data(as_text=True))) == sum(
         preset(g["doc"]) == "italian" for g in library)
 
 
@@ -552,3 +564,18 @@ def test_the_docs_name_every_command_parameter_and_error_code() -> None:
     for code in ("auth/missing-token", "auth/unknown-token", "auth/revoked-token",
                  "game/conflict", "game/not-found", "query/invalid", "input/empty"):
         assert code in docs, code
+
+
+def test_the_upload_report_says_which_claims_differ(client: Any, auth: dict[str, str]) -> None:
+    """A frontend that reads only the upload report still sees its scoring go wrong."""
+    doc = make_game(11, ruleset="classic", players=2)
+    doc["rounds"][0]["result"]["points"] = [99, 0]
+    good = make_game(12, ruleset="classic", players=2)
+    body = client.post("/api/games", data=jsonl([doc, good]), headers=auth).get_json()
+    bad_report, good_report = body["data"]["games"]
+    assert bad_report["status"] == "accepted"
+    assert bad_report["mismatches"] == replay(doc)["mismatches"]
+    assert bad_report["mismatches"][0]["round"] == 1
+    assert bad_report["mismatches"][0]["field"] == "points"
+    assert bad_report["mismatches"][0]["claimed"] == [99, 0]
+    assert "mismatches" not in good_report

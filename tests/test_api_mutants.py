@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import json_lines, make_game
+from conftest import export_rows, make_game
 
 from recorder.errors import TooLarge
 from recorder.parse import Limits, iter_documents
@@ -73,7 +73,7 @@ def test_the_stream_starts_after_its_cursor_in_either_order(
     def streamed(query: str) -> list[int]:
         response = client.get(f"/api/games?format=jsonl&{query}")
         assert response.status_code == 200
-        return [row["id"] for row in json_lines(response.get_data(as_text=True))]
+        return [row["id"] for row in export_rows(response.get_data(as_text=True))]
 
     assert streamed("cursor=2") == [3, 4]
     assert streamed("order=desc") == [4, 3, 2, 1]
@@ -81,7 +81,7 @@ def test_the_stream_starts_after_its_cursor_in_either_order(
     raw = client.get("/api/games?format=logs&order=desc&cursor=4").get_data()
     assert "partie-é".encode() in raw
     logs = raw.decode()
-    assert json_lines(logs) == [four[2], four[1], four[0]]
+    assert export_rows(logs) == [four[2], four[1], four[0]]
     assert "partie-é".encode() in client.get("/api/games?format=jsonl").get_data()
     # one compact line per log: what `recorder import` reads back, no larger than needed
     assert logs.splitlines()[0] == json.dumps(four[2], ensure_ascii=False, separators=(",", ":"))
@@ -219,7 +219,7 @@ def test_errors_are_utf8_and_a_401_names_its_scheme(client: Any, db: Any) -> Non
 
 def test_unknown_parameters_and_formats_are_named(client: Any, db: Any) -> None:
     takes = ("blocked, cursor, format, frontend, limit, order, player, players, preset, q, "
-             "since, status, until")
+             "rule, since, status, until, variant")
     assert error_of(client.get("/api/games?colour=red&Size=2"), 400) == {
         "code": "query/unknown-parameter",
         "message": f"unknown parameter Size, colour; this list takes {takes}"}

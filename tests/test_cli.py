@@ -74,15 +74,26 @@ def test_replay_transcript_is_readable(runner: CliRunner, game_file: Path) -> No
 
 def test_invalid_game_exits_1_and_says_where(runner: CliRunner, game_file: Path,
                                             tmp_path: Path) -> None:
-    bad = broken(json.loads(game_file.read_text()))
+    good = json.loads(game_file.read_text())
+    bad = broken(good)
     path = tmp_path / "bad.jsonl"
     path.write_text(game_file.read_text() + "\n" + json.dumps(bad) + "\n")
     result = runner.invoke(main, ["replay", "--json", str(path)])
     assert result.exit_code == 1
     lines = [json.loads(x) for x in result.output.splitlines()]
-    assert [x["status"] for x in lines][1] == "invalid"
-    assert lines[1]["error"]["round"] == 1 and lines[1]["error"]["move"] == 1
-    assert "round 1, move 1" in lines[1]["error"]["message"]
+    assert [x["status"] for x in lines] == ["finished", "invalid"]
+    error = lines[1]["error"]
+    assert (error["round"], error["move"]) == (1, 1)
+    # and why: the opening belongs to the other seat, which the message names
+    first = good["rounds"][0]["moves"][0]
+    ids = [p["id"] for p in good["players"]]
+    reason = (f"round 1, move 1 ({ids[1 - first['player']]} plays {first['tile']}): not "
+              f"this player's turn: {ids[first['player']]} opens with {first['tile']}")
+    assert (error["code"], error["pointer"]) == ("move/illegal", "/rounds/0/moves/0")
+    assert error["message"].startswith(reason)
+    human = runner.invoke(main, ["validate", str(path)])
+    assert human.exit_code == 1
+    assert f"broken: invalid: {reason}" in human.output
 
 
 def test_unreadable_input_exits_2(runner: CliRunner, tmp_path: Path) -> None:

@@ -86,3 +86,13 @@ def test_the_docs_refer_only_to_files_of_the_project() -> None:
                  *sorted((ROOT / "schemas" / "vectors").glob("*.json"))]:
         text = path.read_text()
         assert "CONTRACT.md" not in text and "RULES.md" not in text, path.name
+
+
+def test_the_partnerships_worked_example_is_the_engines_answer() -> None:
+    doc = json.loads((ROOT / "docs" / "examples" / "partnerships.json").read_text())
+    answer = replay(doc)
+    assert answer["status"] == "finished" and "mismatches" not in answer
+    section = RULES_DOC.split("## Partnerships, worked out", 1)[1].split("\n## ", 1)[0]
+    for computed in answer["rounds"]:
+        assert f"\n{json.dumps(computed)}\n" in section
+    assert f"`{answer['scores']}`" in section and f"`{answer['winners']}`" in section

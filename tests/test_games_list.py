@@ -389,6 +389,68 @@ def test_pages_answer_errors_with_a_page(tmp_path: Path, client: Any) -> None:
     small = create_app({"TESTING": True, "DATABASE": str(tmp_path / "s.db"),
                         "MAX_CONTENT_LENGTH": 1000})
     r = small.test_client().post("/watch", data={"log": "x" * 5000})
-    assert r.status_code == 413 and "larger than this server takes (1000 bytes)" in \
+    assert r.status_code == 413 and \
+        "larger than 1000 bytes, the most this server takes in one request" in \
         r.get_data(as_text=True)
     assert client.get("/api/nothing").get_json()["error"]["code"] == "http/not-found"
+
+
+# ---------------------------------------------------------------------------------------
+# The list and the statistics: the same filters, and links both ways.
+
+
+def test_the_search_finds_a_game_by_its_game_id(client: Any, db_path: Path,
+                                                stored: list[dict[str, Any]]) -> None:
+    assert game_ids_on(client, db_path, q="game-13") == {"game-13"}
+    assert game_ids_on(client, db_path, q="GAME-2") == {d["game_id"] for d in stored
+                                                         if d["game_id"].startswith("game-2")}
+
+
+def test_the_list_filters_by_variant_and_by_rule(client: Any, db_path: Path,
+                                                 stored: list[dict[str, Any]]) -> None:
+    variants = dict(rows(db_path, "SELECT id, variant FROM games"))
+    one = sorted(set(variants.values()))[0]
+    page = client.get("/games", query_string={"variant": one})
+    assert page.status_code == 200
+    assert set(ids_on(page.get_data(as_text=True))) == {i for i, v in variants.items()
+                                                       if v == one}
+    # the form offers every stored variant, named as the statistics name it
+    assert f'<option value="{one}" selected>' in page.get_data(as_text=True)
+    # rule=bonus: the variants whose rules have a bonus (none of these), as the bonus
+    # statistics count them
+    from recorder import figures
+
+    with_bonus = {i for i, v in variants.items() if figures.in_scope(v, "bonus")}
+    assert set(ids_on(client.get("/games?rule=bonus").get_data(as_text=True))) == with_bonus
+    bad = client.get("/games?rule=colour")
+    assert bad.status_code == 400 and "rule must be one of bonus, target" in bad.get_data(
+        as_text=True)
+    api = client.get("/api/games", query_string={"variant": one}).get_json()
+    assert {g["id"] for g in api["data"]} == {i for i, v in variants.items() if v == one}
+    assert all(g["variant"] == one for g in api["data"])
+
+
+def test_player_names_link_to_their_statistics(client: Any,
+                                               stored: list[dict[str, Any]]) -> None:
+    page = client.get("/games?q=game-6").get_data(as_text=True)
+    doc = next(d for d in stored if d["game_id"] == "game-6")
+    for p in doc["players"]:
+        assert f'href="/stats/players/{p["id"]}"' in page
+    assert "Inga Åsen</a>" in page
+    # a player's games say whose they are, with a link back and a way out
+    pid = doc["players"][1]["id"]
+    page = client.get(f"/games?player={pid}").get_data(as_text=True)
+    assert f'games of <a href="/stats/players/{pid}"' in page
+    assert 'aria-label="Show every player\'s games"' in page
+
+
+def test_the_count_says_filters_only_when_there_are_some(client: Any,
+                                                         stored: list[dict[str, Any]]) -> None:
+    def said(url: str) -> str:
+        text = client.get(url).get_data(as_text=True)
+        return re.search(r'<p class="hint" id="list-total">([^.]*\.)', text).group(1)
+
+    assert said("/games") == "24 games stored."
+    assert said("/games?sort=moves&order=asc") == "24 games stored."
+    assert said("/games?players=3").endswith(" match these filters.")
+    assert said("/games?q=game-13") == "1 game matches these filters."

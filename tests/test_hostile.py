@@ -84,12 +84,17 @@ EXPECTED: dict[str, tuple[type[RecorderError], int, int, str]] = {
     "wrong-types.json": (SchemaError, 0, 0, "an object is not a list of players"),
 }
 
-# Valid shape, broken rules: the engine refuses them at (round, move).
-ENGINE_CASES: dict[str, tuple[int, int]] = {
-    "tile-7-1-double-six.json": (1, 1),
-    "duplicate-player-id.json": (0, 0),
-    "player-seat-out-of-range.json": (1, 1),
-    "unknown-option.json": (0, 0),
+# Valid shape, broken rules: the engine refuses them at (round, move), with the code,
+# the pointer and a fragment of the reason.
+ENGINE_CASES: dict[str, tuple[int, int, str, str, str]] = {
+    "tile-7-1-double-six.json": (1, 1, "move/illegal", "/rounds/0/moves/0",
+                                 '"7-1" is not a tile of double-six (pips go from 0 to 6)'),
+    "duplicate-player-id.json": (0, 0, "ruleset/invalid", "/players",
+                                 'player id "ingaan" appears twice; ids are unique in a game'),
+    "player-seat-out-of-range.json": (1, 1, "move/illegal", "/rounds/0/moves/0",
+                                      "there is no seat 5; seats go from 0 to 1"),
+    "unknown-option.json": (0, 0, "ruleset/invalid", "/ruleset/options/turbo",
+                            'unknown option "turbo" for spilop; known options: '),
 }
 
 
@@ -169,8 +174,10 @@ def test_engine_case_is_refused_by_the_engine(name: str) -> None:
     answer = replay(doc)
     assert answer["status"] == "invalid", answer
     error = answer["error"]
-    assert (error["round"], error["move"]) == ENGINE_CASES[name], error
-    assert error["message"].strip()
+    round_, move, code, pointer, fragment = ENGINE_CASES[name]
+    assert (error["round"], error["move"]) == (round_, move), error
+    assert (error["code"], error["pointer"]) == (code, pointer), error
+    assert fragment in error["message"], error
 
 
 @pytest.mark.parametrize("command", [["replay"], ["replay", "--json"], ["validate"]])

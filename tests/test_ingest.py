@@ -168,7 +168,11 @@ def test_a_refused_game_leaves_no_row_and_the_others_go_in(
     assert [line["status"] for line in lines[:-1]] == ["accepted", "refused", "accepted"]
     error = lines[1]["error"]
     assert (error["round"], error["move"]) == (1, 2)
-    assert error["message"] and error["code"]
+    # why: break_game gave move 2 to the opener, out of turn
+    second = good[1]["rounds"][0]["moves"][1]
+    to_move = good[1]["players"][second["player"]]["id"]
+    assert (error["code"], error["pointer"]) == ("move/illegal", "/rounds/0/moves/1")
+    assert f": not this player's turn: {to_move} is to move;" in error["message"]
     assert lines[1]["game_id"] == "broken" and lines[1]["line"] == 2
     assert lines[-1] == {"accepted": 2, "duplicate": 0, "refused": 1}
     assert table_counts(db_path) == expected_rows([good[0], good[2]])
@@ -181,7 +185,9 @@ def test_the_human_report_names_each_refused_game(
     path = write_jsonl(tmp_path / "m.jsonl", [docs[0], break_game(docs[1])])
     result = cli("import", str(path))
     assert result.exit_code == 1
-    assert "m.jsonl:2 game-1: refused: round 1, move 2" in result.stderr
+    to_move = docs[1]["players"][docs[1]["rounds"][0]["moves"][1]["player"]]["id"]
+    assert "m.jsonl:2 game-1: refused: round 1, move 2 (" in result.stderr
+    assert f"): not this player's turn: {to_move} is to move;" in result.stderr
     assert "2 games in" in result.output and "1 accepted, 0 duplicate, 1 refused" in result.output
 
 
@@ -202,6 +208,8 @@ def test_a_failing_insert_rolls_back_only_that_game(
     _tally, outcomes = ingest.import_upload(db, "\n".join(map(json.dumps, docs)).encode())
     assert [o.status for o in outcomes] == ["accepted", "refused", "accepted"]
     assert outcomes[1].error is not None and outcomes[1].error["code"] == "storage/constraint"
+    assert outcomes[1].error["message"] == ("the game could not be stored: simulated failure "
+                                            "after the rows were written")
     counts = storage.count_rows(db)
     counts.pop("tokens")
     assert counts == expected_rows([docs[0], docs[2]])
@@ -251,7 +259,8 @@ def test_an_unreadable_input_is_reported_and_the_others_still_go_in(
     assert result.exit_code == 2
     lines = json_lines(result.stdout)
     assert lines[0]["status"] == "refused" and lines[0]["source"].endswith("bad.json.gz")
-    assert lines[0]["error"]["code"].startswith("input/")
+    assert lines[0]["error"] == {"round": 0, "move": 0, "code": "input/unreadable",
+                                 "message": "the gzip data is cut off before its end"}
     assert lines[-1] == {"accepted": 2, "duplicate": 0, "refused": 1}
     assert table_counts(db_path)["games"] == 2
 
@@ -275,7 +284,13 @@ def test_a_document_that_is_not_a_log_is_refused_with_its_place(
     lines = json_lines(result.stdout)
     assert [line["status"] for line in lines[:-1]] == ["refused"] * 3
     assert [line["line"] for line in lines[:-1]] == [1, 2, 3]
-    assert all(line["error"]["message"] for line in lines[:-1])
+    assert [(e["round"], e["move"], e["code"], e["pointer"], e["message"])
+            for e in (line["error"] for line in lines[:-1])] == [
+        (0, 0, "log/unknown-format", "/format",
+         'unknown format "domino-log/9": this recorder reads domino-log/1'),
+        (0, 0, "log/schema", "", "the document must be a JSON object, got an array"),
+        (0, 0, "log/schema", "", 'the document needs a "ruleset", like "spilop"'),
+    ]
     assert table_counts(db_path)["games"] == 0
 
 
@@ -317,3 +332,16 @@ def test_any_rewriting_of_a_game_has_the_same_identity(seed: int, layout: int) -
 ])
 def test_tiles_are_written_low_high(tile: Any, expected: Any) -> None:
     assert ingest.normalize_tile(tile) == expected
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_import_json_reports_each_games_differing_claims(
+        cli: Cli, tmp_path: Path, workers: str) -> None:
+    doc = make_game(21, ruleset="kozel", players=3)
+    doc["rounds"][0]["result"]["bonus"] = [5, 0, 0]
+    path = write_jsonl(tmp_path / "claims.jsonl", [doc, make_game(22)])
+    lines = json_lines(cli("import", "--json", "--workers", workers, str(path)).stdout)
+    assert lines[0]["status"] == "accepted"
+    assert lines[0]["mismatches"] == replay(doc)["mismatches"]
+    assert lines[0]["mismatches"][0]["field"] == "bonus"
+    assert "mismatches" not in lines[1]

@@ -102,8 +102,9 @@ def test_every_kind_of_outcome_has_its_line() -> None:
         == "a.json #1: accepted as game #7"
     assert Outcome(ACCEPTED, id=7, index=4).describe() == "input #5: accepted as game #7"
     assert Outcome(ACCEPTED, game_id="g", id=8).describe() == "input g: accepted as game #8"
-    # a refusal without an error (none is made so) is worded like the other outcomes
-    assert Outcome(REFUSED, game_id="g").describe() == "input g: refused as game #None"
+    # a refusal without an error (none is made so) names no game: none was stored
+    assert Outcome(REFUSED, game_id="g").describe() == "input g: refused"
+    assert Outcome(REFUSED, source="a.jsonl", line=2).describe() == "a.jsonl:2: refused"
 
 
 def test_a_game_id_conflict_is_refused_at_the_game_id(
@@ -138,40 +139,57 @@ def test_a_worker_prepares_every_kind_of_item_as_this_process_does(
     """What a worker process sends back (``import --workers``) is the very document this
     process would have prepared: identity, verdict, rows (the log's text as sent, the
     uploader) and statistics, under the import's own limits. Run here, in this process,
-    so that each step of the trip is checked on its own."""
+    so that each step of the trip is checked on its own.
+
+    Each side stamps ``imported_at`` when it prepares a game, so the two stamps may
+    differ by a second: each is held to the moments before and after its own side
+    prepared it, and the rest is compared whole. The games are dated, so that neither
+    ``played_at`` nor the statistics' day follows the clock."""
     from recorder import ingest
     from recorder.parse import Limits
     from recorder.tokens import create_token
+
+    def game(seed: int, **kw: Any) -> dict[str, Any]:
+        return make_game(seed, started_at="2026-05-01T10:00:00Z", **kw)
 
     limits = Limits(max_depth=16)
     db = storage.connect(db_path)
     create_token(db, "uploader")
     uploader = int(db.execute("SELECT id FROM tokens").fetchone()[0])
-    stored = write_jsonl(tmp_path / "a.jsonl", [make_game(1, game_id="shared")])
+    stored = write_jsonl(tmp_path / "a.jsonl", [game(1, game_id="shared")])
     first = list(ingest.import_paths(db, [str(stored)])[1])
     assert [o.status for o in first] == [ACCEPTED]
-    lines = [json.dumps(make_game(6), indent=None, separators=(" ,", ":  ")), "{not json",
-             json.dumps(make_game(1, game_id="shared")), json.dumps(make_game(2)),
-             json.dumps(break_game(make_game(3))), json.dumps(make_game(4, game_id="shared")),
-             "[" * 20 + "]" * 20, json.dumps(make_game(5))]
+    lines = [json.dumps(game(6), indent=None, separators=(" ,", ":  ")), "{not json",
+             json.dumps(game(1, game_id="shared")), json.dumps(game(2)),
+             json.dumps(break_game(game(3))), json.dumps(game(4, game_id="shared")),
+             "[" * 20 + "]" * 20, json.dumps(game(5))]
     path = tmp_path / "b.jsonl"
     path.write_text("\n".join(lines) + "\n")
 
     importer = ingest.Importer(db, uploaded_by=uploader, aggregates=aggregates)
+    here_from = storage.utc_now()
     here = [importer._prepare(source, parsed)
             for source, parsed in ingest.iter_sources([str(path)], limits=limits)]
+    here_until = storage.utc_now()
     wire = [ingest._item_to_wire(source, item) for source, item in
             ingest._iter_inputs([str(path)], limits, unparsed=True)]
     # the first two lines tell the file's shape and come parsed; the others as lines
     assert [w[0] for w in wire] == ["doc", "refused"] + ["line"] * 6
     ingest._start_worker(str(db_path), uploader, aggregates, ingest._limits_args(limits))
+    there_from = storage.utc_now()
     try:
         sent = ingest._prepare_chunk(wire)
     finally:
+        there_until = storage.utc_now()
         assert ingest._worker is not None
         ingest._worker.db.close()
         ingest._worker = None
     back = [ingest._pending_from_wire(w) for w in sent]
+
+    def unclocked(row: dict[str, Any], since: str, until: str) -> dict[str, Any]:
+        assert since <= row["imported_at"] <= until, (row["imported_at"], since, until)
+        assert row["played_at"] == row["started_at"] == "2026-05-01T10:00:00Z"
+        return {k: v for k, v in row.items() if k != "imported_at"}
 
     assert len(back) == len(here) == len(lines)
     for mine, theirs in zip(here, back, strict=True):
@@ -181,10 +199,11 @@ def test_a_worker_prepares_every_kind_of_item_as_this_process_does(
              mine.key, mine.result, mine.outcome)
         assert (mine.record is None) == (theirs.record is None)
         if mine.record is not None and theirs.record is not None:
-            assert (theirs.record.game, theirs.record.players, theirs.record.rounds,
-                    theirs.record.moves, theirs.record.stats) == \
-                (mine.record.game, mine.record.players, mine.record.rounds,
-                 mine.record.moves, mine.record.stats)
+            assert unclocked(theirs.record.game, there_from, there_until) == \
+                unclocked(mine.record.game, here_from, here_until)
+            assert (theirs.record.players, theirs.record.rounds, theirs.record.moves,
+                    theirs.record.stats) == \
+                (mine.record.players, mine.record.rounds, mine.record.moves, mine.record.stats)
     assert back[0].record is not None and back[0].record.game["log"] == lines[0]
     assert back[0].record.game["uploaded_by"] == uploader
     assert (back[0].record.stats is not None) == aggregates

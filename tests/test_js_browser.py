@@ -1,5 +1,7 @@
-"""The JavaScript library in a real browser: Chromium loads the ES modules over HTTP and
-reproduces the vectors with the browser's own SHA-256 (crypto.subtle), without node."""
+"""The JavaScript library in a real browser: Chromium loads the ES modules over HTTP (the
+rulesets file as a JSON module) and reproduces the vectors with the browser's own
+SHA-256 (crypto.subtle), without node: the shuffle and deal vectors, and every game of
+the round vectors replayed to the engine's scores and winners."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from recorder.rules import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "schemas" / "vectors"
@@ -60,7 +64,12 @@ RUN = """async () => {
   const log = new lib.GameLog({ ruleset: "spilop", players: ["a", "b"], seed: "s" });
   log.startRound();
   log.play(0, "6-6");
-  return { usesSubtle, shuffles, deals, placed, log: log.serialize() };
+  // the rulesets file comes in as a JSON module, and the engine replays whole games
+  const rounds = await (await fetch("/schemas/vectors/rounds-sha256-fy-1.json")).json();
+  const replayed = [];
+  for (const game of rounds.games) replayed.push(await lib.replayLog(game.log));
+  const norwegian = lib.resolveRules({ preset: "norwegian", options: { target: 50 } }).toJSON();
+  return { usesSubtle, shuffles, deals, placed, log: log.serialize(), replayed, norwegian };
 }"""
 
 
@@ -78,6 +87,11 @@ def test_the_library_reproduces_the_vectors_in_chromium(browser: Any, static_url
     assert out["shuffles"] == expected
     deals = json.loads((VECTORS / "deal-sha256-fy-1.json").read_text())["deals"]
     assert len(out["deals"]) == len(deals)
+    games = json.loads((VECTORS / "rounds-sha256-fy-1.json").read_text())["games"]
+    assert [(g["status"], g["scores"], g["winners"]) for g in out["replayed"]] == [
+        ("finished", g["scores"], g["winners"]) for g in games]
+    assert out["norwegian"] == Ruleset.from_spec(
+        {"preset": "norwegian", "options": {"target": 50}}).to_json()
     for got, want in zip(out["deals"], deals, strict=True):
         assert got["hands"] == want["hands"] and got["boneyard"] == want["boneyard"]
         assert (got["redeals"], got["lot"]) == (want["redeals"], want["lot"])

@@ -121,6 +121,21 @@ def _wrong_opening(d: dict[str, Any]) -> None:
     _moves(d)[0]["tile"] = "5-6"
 
 
+def _end_elsewhere_earlier(d: dict[str, Any]) -> None:
+    _moves(d)[4]["end"] = "left"
+
+
+def _first_tile_turned(d: dict[str, Any]) -> None:
+    first = d["rounds"][3]["moves"][0]
+    assert first["tile"] == "3-4"
+    first["tile"] = "4-3"
+
+
+def _claim_misnamed(d: dict[str, Any]) -> None:
+    result = d["rounds"][0]["result"]
+    result["pipsLeft"] = result.pop("pips_left")
+
+
 @pytest.mark.parametrize(("example", "mistake"), [
     ("spilop", _round_seed_counted_wrong),
     ("spilop", _draw_from_the_end),
@@ -130,6 +145,9 @@ def _wrong_opening(d: dict[str, Any]) -> None:
     ("spilop", _pass_after_the_end),
     ("spilop", _bonus_misread),
     ("classic", _wrong_opening),
+    ("spilop", _end_elsewhere_earlier),
+    ("italian", _first_tile_turned),
+    ("spilop", _claim_misnamed),
 ], ids=lambda x: x if isinstance(x, str) else x.__name__.strip("_"))
 def test_each_mistake_gives_the_message_the_guide_shows(example: str, mistake: Any) -> None:
     doc = copy.deepcopy(_example(example))
@@ -151,3 +169,18 @@ def test_stopping_early_gives_the_warning_the_guide_shows(tmp_path: Path) -> Non
     assert f"\n{line}\n" in GUIDE, line
     strict = CliRunner().invoke(main, ["validate", "--strict", str(path)])
     assert strict.exit_code == 1
+
+
+def test_claims_that_differ_give_the_lines_the_guide_shows(tmp_path: Path) -> None:
+    doc = _example("spilop")
+    doc["rounds"][0]["result"]["bonus"] = [15, 95]
+    path = tmp_path / "misscored.json"
+    path.write_text(json.dumps(doc))
+    plain = CliRunner().invoke(main, ["validate", str(path)])
+    assert plain.exit_code == 0 and "warning: round 1's claimed bonus 15, 95" in plain.output
+    strict = CliRunner().invoke(main, ["validate", "--strict", str(path)])
+    assert strict.exit_code == 1
+    lines = strict.output.splitlines()[:2]
+    assert len(lines) == 2
+    for line in lines:
+        assert f"\n{line}\n" in GUIDE, line

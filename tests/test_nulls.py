@@ -234,15 +234,18 @@ def test_a_null_drawn_tile_is_not_checked_but_a_wrong_one_is() -> None:
     assert replay(doc)["status"] == "invalid"
 
 
-@pytest.mark.parametrize(
-    "pointer",
-    ["/format", "/ruleset", "/players", "/players/0", "/players/0/id", "/rounds",
-     "/rounds/0", "/rounds/0/moves", "/rounds/0/moves/0", "/rounds/0/moves/0/player",
-     "/rounds/0/moves/0/action", "/rounds/0/moves/0/tile", "/frontend/name",
-     "/ruleset/preset", "/rounds/0/deal/hands", "/rounds/0/deal/boneyard",
-     "/rounds/0/deal/hands/0", "/rounds/0/deal/boneyard/0"],
-)
-def test_required_fields_may_not_be_null(pointer: str) -> None:
+@pytest.mark.parametrize(("pointer", "what"), [
+    ("/format", "a format name"), ("/ruleset", "a ruleset"), ("/players", "a list of players"),
+    ("/players/0", "a player"), ("/players/0/id", "a player id"),
+    ("/rounds", "a list of rounds"), ("/rounds/0", "a round"),
+    ("/rounds/0/moves", "a list of moves"), ("/rounds/0/moves/0", "a move"),
+    ("/rounds/0/moves/0/player", "a seat number"), ("/rounds/0/moves/0/action", "an action"),
+    ("/rounds/0/moves/0/tile", "a tile, and a play needs one"),
+    ("/frontend/name", "a frontend name"), ("/ruleset/preset", "a preset"),
+    ("/rounds/0/deal/hands", "a list of hands"), ("/rounds/0/deal/boneyard", "a boneyard"),
+    ("/rounds/0/deal/hands/0", "a hand"), ("/rounds/0/deal/boneyard/0", "a tile"),
+])
+def test_required_fields_may_not_be_null(pointer: str, what: str) -> None:
     doc = _game({"preset": "classic"}, 2, True)
     *parents, last = [int(p) if p.isdigit() else p for p in pointer.strip("/").split("/")]
     target: Any = doc
@@ -251,7 +254,17 @@ def test_required_fields_may_not_be_null(pointer: str) -> None:
     target[last] = None
     assert not is_valid(doc)
     assert _fast_valid(doc) is VALIDATOR.is_valid(doc) is False
-    assert replay(doc)["status"] == "invalid"
+    answer = replay(doc)
+    assert answer["status"] == "invalid"
+    error = answer["error"]
+    # where: the null itself, in the round and move that hold it; why: null is not what
+    # belongs there, named, with how to write it
+    in_round = pointer.startswith("/rounds/0")
+    in_move = pointer.startswith("/rounds/0/moves/0")
+    assert (error["round"], error["move"]) == (int(in_round), int(in_move))
+    assert (error["code"], error["pointer"]) == ("log/schema", pointer)
+    assert error["message"].startswith(f"at {pointer}: null is not {what}"), error
+    assert "write" in error["message"] or "expected one of" in error["message"]
 
 
 def test_the_null_variant_imports_as_a_duplicate(tmp_path: Path) -> None:

@@ -190,6 +190,18 @@ def test_cheap_counts_agree_with_the_listed_moves(doc: dict[str, Any]) -> None:
                 len(legal), max((state.score_of(m) for m in legal), default=0))
 
 
+@given(games())
+def test_the_end_terms_add_up_to_the_open_end_sum(doc: dict[str, Any]) -> None:
+    """What the replay page shows of the sum, term by term, is the engine's sum, at every
+    position of every variant (spinners, closed doubles, shut sides, partnerships)."""
+    for event in walk(doc):
+        if type(event) in (MoveEvent, RoundEnd):
+            state = event.state
+            terms = state.end_terms()
+            assert sum(points for _, _, points, _ in terms) == state.open_end_sum()
+            assert all(points == sum(halves) for _, halves, points, _ in terms)
+
+
 @settings(max_examples=80)
 @given(mutations())
 def test_analyse_answers_like_replay(case: Mutation) -> None:

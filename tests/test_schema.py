@@ -152,14 +152,25 @@ def test_every_property_has_a_title_and_a_description() -> None:
     assert missing == []
 
 
-def test_every_object_keeps_additional_properties_open_explicitly() -> None:
+CLOSED = {"Claimed game result", "Claimed round result"}
+"""The objects whose fields are all listed: a claim under another name would go unread."""
+
+
+def test_every_object_says_whether_it_takes_other_fields() -> None:
+    closed = set()
     for where, node in _schemas(SCHEMA):
         types = node.get("type")
         if types == "object" or (isinstance(types, list) and "object" in types):
-            assert node.get("additionalProperties") is True, where
             description = node.get("description", "")
+            if node.get("title") in CLOSED:
+                closed.add(node["title"])
+                assert node.get("additionalProperties") is False, where
+                assert "closest known name" in description, where
+                continue
+            assert node.get("additionalProperties") is True, where
             # Say so: either "allowed and ignored", or (options) who checks them instead.
             assert "ignore" in description or "replay engine" in description, where
+    assert closed == CLOSED
 
 
 # ---------------------------------------------------------------------------------------
@@ -189,7 +200,7 @@ def test_minor_versions_are_read(version: str) -> None:
     check_document({**CONTRACT_EXAMPLE, "format": version})
 
 
-def test_frontends_may_add_fields_everywhere() -> None:
+def test_frontends_may_add_fields_everywhere_but_in_claimed_results() -> None:
     doc = copy.deepcopy(CONTRACT_EXAMPLE)
     extra = {"x-frontend": {"deep": [1, {"two": None}]}}
     doc.update(extra)
@@ -197,12 +208,44 @@ def test_frontends_may_add_fields_everywhere() -> None:
     doc["ruleset"].update(extra)
     doc["players"][0].update(extra)
     doc["rounds"][0].update(extra)
-    doc["rounds"][0]["result"].update(extra)
     doc["rounds"][0]["moves"][0].update(extra)
-    doc["result"].update(extra)
     doc["rounds"].append({"deal": {"hands": [["6-6"], ["1-1"]], "boneyard": [], **extra},
                           "moves": []})
     check_document(doc)
+    for result in (doc["rounds"][0]["result"], doc["result"]):
+        result.update(extra)
+        assert not is_valid(doc)
+        result.pop("x-frontend")
+    check_document(doc)
+
+
+@pytest.mark.parametrize(("where", "key", "message"), [
+    (("rounds", 0, "result"), "pipsLeft",
+     'at /rounds/0/result/pipsLeft: a round result has no field "pipsLeft" (did you mean '
+     '"pips_left"?); a round result has winners, points, bonus, blocked, pips_left and '
+     "ended_by"),
+    (("rounds", 0, "result"), "endedBy", 'a round result has no field "endedBy" (did you mean '
+     '"ended_by"?)'),
+    (("rounds", 0, "result"), "Points", 'a round result has no field "Points" (did you mean '
+     '"points"?)'),
+    (("rounds", 0, "result"), "notes", 'at /rounds/0/result/notes: a round result has no '
+     'field "notes"; a round result has winners'),
+    (("result",), "Scores", 'at /result/Scores: a game result has no field "Scores" (did you '
+     'mean "scores"?); a game result has scores and winners'),
+])
+def test_a_claim_under_an_unknown_name_is_refused_with_the_closest(
+        where: tuple[Any, ...], key: str, message: str) -> None:
+    doc = copy.deepcopy(CONTRACT_EXAMPLE)
+    target: Any = doc
+    for part in where:
+        target = target[part]
+    target[key] = [1, 2]
+    with pytest.raises(SchemaError) as refused:
+        check_document(doc)
+    assert message in refused.value.message
+    assert refused.value.pointer == "/" + "/".join(map(str, where)) + f"/{key}"
+    assert (refused.value.round, refused.value.move) == ((1, 0) if where[0] == "rounds"
+                                                         else (0, 0))
 
 
 def test_an_explicit_deal_is_valid() -> None:

@@ -11,8 +11,10 @@ import copy
 import dataclasses
 import json
 import re
+import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
@@ -82,8 +84,10 @@ def store(db: Any, docs: list[dict[str, Any]], **kw: Any) -> list[Any]:
 
 
 def counters(db: Any, **flt: Any) -> dict[str, dict[str, float]]:
-    table = stats.player_metrics(stats.Reader(db, stats.StatsFilter(**flt)))
-    return {pid: entry["counters"] for pid, entry in table.items()}
+    reader = stats.Reader(db, stats.StatsFilter(**flt))
+    cols = (*storage.METRIC_COUNTERS, *storage.GAME_COUNTERS)
+    return {pid: dict(zip(cols, v, strict=True))
+            for (pid,), v in reader.sums("stats_players", cols, ("player",)).items()}
 
 
 def value(key: str, c: dict[str, float]) -> Any:
@@ -131,6 +135,62 @@ def test_per_move_and_per_round_facts(db: Any) -> None:
     players = db.execute("SELECT player_id, bonus_points, bonus_plays FROM players "
                          "ORDER BY seat").fetchall()
     assert players == [("ana", 5, 1), ("bo", 30, 2)]
+
+
+def test_a_round_ended_on_the_target_is_no_domino(db: Any) -> None:
+    """All-fives checks the target after every play: the player whose play reaches it ends
+    the game holding tiles. That is a round ended on the target, not a domino."""
+    docs = [make_game(f"five-{i}", ruleset="all-fives", players=2) for i in range(6)]
+    store(db, docs)
+    rounds = db.execute("SELECT game, round, ending, blocked, ended_by, pips_left FROM rounds"
+                        ).fetchall()
+    targets = [r for r in rounds if r[2] == "target"]
+    assert targets, "the corpus has games decided on the target"
+    for _game, _rnd, ending, blocked, ended_by, pips in rounds:
+        assert (ending == "blocked") == bool(blocked)
+        if ending == "domino":  # a domino leaves its player's hand empty
+            assert json.loads(pips)[ended_by] == 0
+    # the last round of a game decided on the target is that game's last
+    for game, rnd, *_ in targets:
+        last = db.execute("SELECT max(round) FROM rounds WHERE game = ?", [game]).fetchone()[0]
+        assert rnd == last
+    # the players' dominoes and the domino rate count only rounds ended by a last tile
+    for game, _rnd, _, _, ended_by, _ in targets:
+        seat_dominoes = db.execute(
+            "SELECT count(*) FROM rounds WHERE game = ? AND ending = 'domino' AND ended_by = ?",
+            [game, ended_by]).fetchone()[0]
+        assert db.execute("SELECT dominoes FROM players WHERE game = ? AND seat = ?",
+                          [game, ended_by]).fetchone()[0] == seat_dominoes
+    c = counters(db)
+    assert sum(v["dominoes"] for v in c.values()) == db.execute(
+        "SELECT count(*) FROM rounds WHERE ending = 'domino'").fetchone()[0]
+    assert sum(v["target_rounds"] for v in c.values()) == 2 * len(targets)
+
+
+def test_the_migration_tells_the_endings_of_stored_rounds_and_asks_for_a_rebuild(
+        db: Any, db_path: Path, cli: Any, client: Any) -> None:
+    docs = [make_game(f"five-{i}", ruleset="all-fives", players=2) for i in range(4)]
+    store(db, docs + [make_game(i) for i in range(4)])
+    endings = db.execute("SELECT game, round, ending FROM rounds ORDER BY game, round"
+                         ).fetchall()
+    assert client.get("/api/stats").get_json()["data"]["counters"] == {
+        "version": storage.COUNTERS_VERSION, "current": storage.COUNTERS_VERSION,
+        "rebuild_needed": False}
+    # as a database stored before the endings: no column to read, no version recorded
+    db.execute("UPDATE rounds SET ending = NULL")
+    db.execute("DROP TABLE stats_meta")
+    db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm009_round_endings'")
+    db.conn.commit()
+    again = storage.connect(db_path)  # the migration runs
+    assert again.execute("SELECT game, round, ending FROM rounds ORDER BY game, round"
+                         ).fetchall() == endings
+    assert storage.counters_version(again) == "1"
+    counters_note = client.get("/api/stats").get_json()["data"]["counters"]
+    assert counters_note["rebuild_needed"] is True and counters_note["version"] == "1"
+    again.close()
+    result = cli("stats", "rebuild", "--from-facts")
+    assert result.exit_code == 0, result.output
+    assert client.get("/api/stats").get_json()["data"]["counters"]["rebuild_needed"] is False
 
 
 def test_partners_bonus_comes_from_their_own_plays(db: Any) -> None:
@@ -221,17 +281,108 @@ def test_bonus_and_blocked_figures_of_the_hand_made_game(db: Any, client: Any) -
                                        "bonus_plays": 2, "plays": 4}
     assert bonus["missed"]["count"] == 1 and bonus["missed"]["points"] == 5
     assert bonus["missed"]["examples"] == [{
-        "game": game, "round": 1, "move": 3, "player": "ana", "name": "Ana", "scored": 0,
-        "best": 5, "url": f"/games/{game}#r1m3"}]
+        "game": game, "game_id": "hand-1", "round": 1, "move": 3, "player": "ana",
+        "name": "Ana", "scored": 0, "best": 5, "url": f"/games/{game}#r1m3"}]
+    # the rate of the misses: 1 of the 4 plays that had a bonus chance
+    assert (bonus["missed"]["chances"], bonus["missed"]["share"]) == (4, 0.25)
     blocked = client.get("/api/stats/blocked").get_json()["data"]
     assert (blocked["rounds"], blocked["blocked"], blocked["share"]) == (2, 1, 0.5)
-    assert blocked["by_rules"] == [{"preset": "classic", "players": 2, "draw": "none",
-                                    "rounds": 2, "blocked": 1, "share": 0.5}]
-    assert blocked["over_time"] == [{"period": "2026-03", "rounds": 2, "blocked": 1,
-                                     "share": 0.5}]
+    low, high = stats.wilson(1, 2)
+    assert (blocked["low"], blocked["high"]) == (low, high)
+    variant = "classic bonus=true draw=none hand_size=3 target=30"
+    assert blocked["by_rules"] == [{
+        "variant": variant, "label": stats.variant_label(variant), "preset": "classic",
+        "players": 2, "draw": "none", "rounds": 2, "blocked": 1, "share": 0.5, "low": low,
+        "high": high, "thin": True,
+        "games_url": "/games?" + urlencode({"variant": variant, "players": 2,
+                                            "blocked": "true"})}]
+    assert blocked["over_time"] == [{
+        "period": "2026-03", "rounds": 2, "blocked": 1, "share": 0.5, "low": low,
+        "high": high,
+        "games_url": "/games?since=2026-03-01&until=2026-03-31&blocked=true"}]
     assert blocked["margins"] == [{"margin": 7, "count": 1}]
-    assert blocked["enders"] == [{"player": "ana", "name": "Ana", "count": 1}]
+    assert [(e["player"], e["name"], e["count"]) for e in blocked["enders"]] == [
+        ("ana", "Ana", 1)]
     assert blocked["certain_before_end"] == [{"moves": 0, "count": 1}]
+
+
+def partners_blocked() -> dict[str, Any]:
+    """Partnerships (dominoes-partners, two tiles each): one round, blocked at move 2.
+
+    Seats 0 and 2 ("ana", "cy") play against 1 and 3 ("bo", "di"). ana opens 6-6, bo
+    plays 6-5 on the right: the ends show 6 and 5, which nobody holds, and nobody may
+    draw: blocked. Pips left: ana 1 (0-1), bo 5 (2-3), cy 2 (0-0, 0-2), di 6 (1-2, 0-3).
+    The team ana + cy holds 3, the team bo + di 11: ana's team wins the round by 8 pips
+    (by 4 if each team counted only its first player's hand).
+    """
+    hands = [["6-6", "0-1"], ["6-5", "2-3"], ["0-0", "0-2"], ["1-2", "0-3"]]
+    taken = {t for hand in hands for t in hand}
+    rest = [f"{a}-{b}" for a in range(7) for b in range(a, 7)
+            if f"{a}-{b}" not in taken and f"{b}-{a}" not in taken]
+    return {
+        "format": "domino-log/1",
+        "game_id": "partners-blocked",
+        "frontend": {"name": "hand", "version": "1"},
+        "ruleset": {"preset": "dominoes-partners", "options": {"hand_size": 2}},
+        "players": [{"id": pid} for pid in ("ana", "bo", "cy", "di")],
+        "started_at": "2026-03-11T12:00:00Z",
+        "rounds": [{"deal": {"hands": hands, "boneyard": rest}, "moves": [
+            {"player": 0, "action": "play", "tile": "6-6"},
+            {"player": 1, "action": "play", "tile": "6-5", "end": "right"},
+        ]}],
+    }
+
+
+def test_a_blocked_round_of_partners_is_won_by_the_teams_pips(db: Any, client: Any) -> None:
+    assert [o.status for o in store(db, [partners_blocked()])] == ["accepted"]
+    assert db.execute("SELECT blocked, pips_left, winners FROM rounds").fetchall() == [
+        (1, "[1,5,2,6]", "[0,2]")]
+    blocked = client.get("/api/stats/blocked").get_json()["data"]
+    assert (blocked["rounds"], blocked["blocked"]) == (1, 1)
+    assert blocked["margins"] == [{"margin": 8, "count": 1}]
+    assert blocked["enders"] == [{"player": "bo", "name": None, "count": 1}]
+    # each player's own page of the figure counts the same team margin
+    for pid in ("ana", "bo", "cy", "di"):
+        mine = client.get(f"/api/stats/blocked?player={pid}").get_json()["data"]
+        assert mine["margins"] == [{"margin": 8, "count": 1}], pid
+
+
+def test_a_game_sent_twice_in_one_batch_counts_once(db: Any) -> None:
+    """Both copies pass the cheap "already stored?" read before either is stored; the
+    second is found a duplicate under the write lock, and adds nothing to the counters."""
+    outcomes = store(db, [hand_made(), hand_made(), make_game(4), make_game(4)])
+    assert [o.status for o in outcomes] == ["accepted", "duplicate", "accepted", "duplicate"]
+    assert (outcomes[1].id, outcomes[3].id) == (outcomes[0].id, outcomes[2].id)
+    assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 2
+    assert_matches_scratch(db)
+    assert counters(db)["ana"]["games"] == 1 and counters(db)["ana"]["rounds"] == 2
+    assert db.execute("SELECT sum(games), sum(rounds) FROM stats_rounds WHERE grain = 'all'"
+                      ).fetchone() == (2, db.execute("SELECT count(*) FROM rounds").fetchone()[0])
+
+
+def test_an_upload_holding_a_game_twice_counts_it_once(db_path: Path,
+                                                       start_server: Any) -> None:
+    """The same over HTTP, on the production server: one body, the same game twice."""
+    from recorder.tokens import create_token
+
+    db = storage.connect(db_path)
+    _, secret = create_token(db, "frontend")
+    db.close()
+    url = start_server(db_path)
+    body = (json.dumps(hand_made()) + "\n") * 2
+    request = urllib.request.Request(url + "/api/games", data=body.encode(), method="POST",
+                                     headers={"Authorization": f"Bearer {secret}"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        report = json.load(response)["data"]
+    assert report["summary"] == {"accepted": 1, "duplicate": 1, "refused": 0}
+    with urllib.request.urlopen(url + "/api/stats/players", timeout=60) as response:
+        players = {p["id"]: p for p in json.load(response)["data"]["players"]}
+    assert {pid: (p["games"], p["rounds"]) for pid, p in players.items()} == {
+        "ana": (1, 2), "bo": (1, 2)}
+    with urllib.request.urlopen(url + "/api/stats/blocked", timeout=60) as response:
+        blocked = json.load(response)["data"]
+    assert (blocked["rounds"], blocked["blocked"], blocked["margins"]) == (
+        2, 1, [{"margin": 7, "count": 1}])
 
 
 # ---------------------------------------------------------------------------------------
@@ -271,15 +422,86 @@ def scratch(db: Any) -> dict[str, dict[str, float]]:
             "SELECT p.player_id, p.won, g.status FROM players p JOIN games g ON g.id = p.game"):
         add(pid, "games", 1)
         add(pid, "wins", won if status == "finished" else 0)
-    for game, winners, pips, blocked, ended_by in db.execute(
-            "SELECT game, winners, pips_left, blocked, ended_by FROM rounds"):
+    for game, winners, pips, ending, ended_by, moves in db.execute(
+            "SELECT game, winners, pips_left, ending, ended_by, moves_count FROM rounds"):
         seats = db.execute("SELECT seat, player_id FROM players WHERE game = ?", [game])
         for seat, pid in seats.fetchall():
             add(pid, "rounds", 1)
-            add(pid, "dominoes", (not blocked) and ended_by == seat)
+            add(pid, "dominoes", ending == "domino" and ended_by == seat)
+            add(pid, "target_rounds", ending == "target")
+            add(pid, "round_moves_sum", moves)
             if seat not in json.loads(winners):
                 add(pid, "losing_sum", json.loads(pips)[seat])
+    for pid, rounds, moves in db.execute(
+            "SELECT p.player_id, g.rounds_count, g.moves_count FROM players p "
+            "JOIN games g ON g.id = p.game WHERE g.status = 'finished'"):
+        add(pid, "game_rounds_sum", rounds)
+        add(pid, "game_moves_sum", moves)
     return out
+
+
+def assert_rounds_and_seats_match_scratch(db: Any) -> None:
+    """``stats_rounds`` and ``stats_seats`` against the facts tables, variant by variant."""
+    want: dict[str, dict[str, float]] = {}
+    for variant, ending, moves in db.execute(
+            "SELECT g.variant, r.ending, r.moves_count FROM rounds r "
+            "JOIN games g ON g.id = r.game"):
+        row = want.setdefault(variant, {})
+        for key, value in (("rounds", 1), ("blocked", ending == "blocked"),
+                           ("domino_rounds", ending == "domino"),
+                           ("target_rounds", ending == "target"), ("moves_sum", moves),
+                           ("moves_sq", moves * moves)):
+            row[key] = row.get(key, 0) + value
+    for variant, status, rounds, moves in db.execute(
+            "SELECT variant, status, rounds_count, moves_count FROM games"):
+        row = want.setdefault(variant, {})
+        done = status == "finished"
+        for key, value in (("games", 1), ("finished", done), ("game_rounds_sum", rounds * done),
+                           ("game_moves_sum", moves * done)):
+            row[key] = row.get(key, 0) + value
+    cols = ("rounds", "blocked", "domino_rounds", "target_rounds", "moves_sum", "moves_sq",
+            "games", "finished", "game_rounds_sum", "game_moves_sum")
+    got = {v: dict(zip(cols, vals, strict=True)) for (v,), vals in stats.Reader(
+        db, stats.StatsFilter()).sums("stats_rounds", cols, ("variant",)).items()}
+    assert set(got) == set(want)
+    for variant, row in want.items():
+        assert got[variant] == pytest.approx(row), variant
+    assert sum(r["target_rounds"] for r in want.values()) > 0  # the corpus has such rounds
+    # seats: game wins by seat, and round wins by turn from each round's opener
+    seat_want: dict[tuple[Any, ...], list[float]] = {}
+    for variant, n, seat, won, status in db.execute(
+            "SELECT g.variant, g.player_count, p.seat, p.won, g.status FROM players p "
+            "JOIN games g ON g.id = p.game"):
+        if status == "finished":
+            row = seat_want.setdefault((variant, n, "seat", seat), [0, 0, 0, 0])
+            row[0] += 1
+            row[1] += won
+    for variant, n, opener, winners in db.execute(
+            "SELECT g.variant, g.player_count, r.opener, r.winners FROM rounds r "
+            "JOIN games g ON g.id = r.game"):
+        for seat in range(n):
+            row = seat_want.setdefault((variant, n, "turn", (seat - opener) % n), [0, 0, 0, 0])
+            row[2] += 1
+            row[3] += seat in json.loads(winners)
+    for variant, n, seat, won, opener in db.execute(
+            "SELECT g.variant, g.player_count, p.seat, p.won, r.opener FROM players p "
+            "JOIN games g ON g.id = p.game JOIN rounds r ON r.game = g.id AND r.round = 1 "
+            "WHERE g.status = 'finished'"):
+        row = seat_want.setdefault((variant, n, "first", (seat - opener) % n), [0, 0, 0, 0])
+        row[0] += 1
+        row[1] += won
+    got_seats = stats.Reader(db, stats.StatsFilter()).sums(
+        "stats_seats", ("finished", "wins", "rounds", "rounds_won"),
+        ("variant", "players", "kind", "position"))
+    for key, (finished, wins, rounds, rounds_won) in seat_want.items():
+        if key[2] == "first":  # the game's result by turn from round 1's opener
+            assert got_seats[(*key[:2], "turn", key[3])][:2] == [finished, wins], key
+            continue
+        got_finished, got_wins, got_rounds, got_rounds_won = got_seats[key]
+        if key[2] == "seat":  # game results by seat
+            assert (got_finished, got_wins) == (finished, wins), key
+        else:  # round results by turn from each round's opener
+            assert (got_rounds, got_rounds_won) == (rounds, rounds_won), key
 
 
 def assert_matches_scratch(db: Any) -> None:
@@ -294,6 +516,11 @@ def assert_matches_scratch(db: Any) -> None:
 def test_aggregates_equal_a_computation_from_scratch(db: Any) -> None:
     docs = [make_game(i, started_at=f"2026-0{1 + i % 3}-1{i % 10}T10:00:00Z")
             for i in range(12)]
+    # all-fives ends rounds on the target too; partnerships score by side
+    docs += [make_game(f"five-{i}", ruleset="all-fives", players=2,
+                       started_at=f"2026-02-2{i}T10:00:00Z") for i in range(3)]
+    docs.append(make_game("teams", ruleset={"preset": "classic",
+                                            "options": {"partnerships": True}}, players=4))
     outcomes = store(db, docs)
     assert {o.status for o in outcomes} == {"accepted"}
     # duplicates, a conflicting game_id and an invalid game change nothing
@@ -307,8 +534,9 @@ def test_aggregates_equal_a_computation_from_scratch(db: Any) -> None:
     assert total == (
         db.execute("SELECT count(*) FROM rounds").fetchone()[0],
         db.execute("SELECT count(*) FROM rounds WHERE blocked").fetchone()[0],
-        12,
+        16,
     )
+    assert_rounds_and_seats_match_scratch(db)
     # the three grains hold the same totals
     for grain in ("month", "day"):
         assert db.execute("SELECT sum(rounds), sum(blocked) FROM stats_rounds WHERE grain = ?",
@@ -332,8 +560,9 @@ def test_a_date_range_sums_whole_months_and_edge_days(db: Any) -> None:
 
 
 def test_the_rebuild_gives_the_same_numbers(db: Any, db_path: Path, cli: Any) -> None:
-    store(db, [make_game(i) for i in range(8)] + [hand_made()])
-    tables = ("stats_players", "stats_rounds", "stats_hist")
+    store(db, [make_game(i) for i in range(8)] + [hand_made(),
+               make_game("five", ruleset="all-fives", players=2)])
+    tables = ("stats_players", "stats_rounds", "stats_hist", "stats_seats")
 
     def snapshot() -> dict[str, list[tuple[Any, ...]]]:
         return {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
@@ -342,17 +571,23 @@ def test_the_rebuild_gives_the_same_numbers(db: Any, db_path: Path, cli: Any) ->
     missed = db.execute("SELECT game, round, move, scored, best FROM stats_missed "
                         "ORDER BY game, round, move").fetchall()
     # as a database from before the facts: facts gone, aggregates gone
+    endings = db.execute("SELECT game, round, ending FROM rounds ORDER BY game, round"
+                         ).fetchall()
     db.execute("UPDATE moves SET side = NULL, pips = NULL, next_stuck = NULL")
+    db.execute("UPDATE rounds SET ending = NULL")
     db.execute("DELETE FROM stats_players")
     db.conn.commit()
     result = cli("stats", "rebuild")
     assert result.exit_code == 0, result.output
-    assert "9 games" in result.output
+    assert "10 games" in result.output
     assert snapshot() == before
     assert db.execute("SELECT game, round, move, scored, best FROM stats_missed "
                       "ORDER BY game, round, move").fetchall() == missed
     assert db.execute("SELECT count(*) FROM moves WHERE action = 'play' AND pips IS NULL"
                       ).fetchone()[0] == 0
+    assert db.execute("SELECT game, round, ending FROM rounds ORDER BY game, round"
+                      ).fetchall() == endings
+    assert {e for _, _, e in endings} == {"domino", "blocked", "target"}
     assert_matches_scratch(db)
     # from the stored facts alone (no replay): the same again
     db.execute("DELETE FROM stats_hist")
@@ -412,21 +647,29 @@ def test_filters_narrow_every_figure(stocked: Any, client: Any) -> None:
                            ).fetchone()[0]
     assert classic["rounds"] == want < every["rounds"]
     assert {r["preset"] for r in classic["by_rules"]} == {"classic"}
+    # the only bonus game has two players: three players leave no variant with a bonus
     three = client.get("/api/stats/bonus?players=3").get_json()["data"]
-    assert [b["players"] for b in three["by_players"]] == [3]
+    assert three["by_players"] == [] and three["plays"] == 0 and three["all_plays"] > 0
+    assert "no bonus rule" in three["scope"]["reason"]
+    assert [v["variant"] for v in three["scope"]["elsewhere"]] == [
+        "classic bonus=true draw=none hand_size=3 target=30"]
+    two = client.get("/api/stats/bonus?players=2").get_json()["data"]
+    assert [b["players"] for b in two["by_players"]] == [2]
     variant = "classic bonus=true draw=none hand_size=3 target=30"
     one = client.get("/api/stats/bonus", query_string={"variant": variant}).get_json()["data"]
     assert one["plays"] == 8
     march = client.get("/api/stats/blocked?since=2026-03-01&until=2026-03-31").get_json()
     assert [p["period"] for p in march["data"]["over_time"]] == ["2026-03"]
     ana = client.get("/api/stats/blocked?player=ana").get_json()["data"]
-    assert ana["rounds"] == 2 and ana["enders"] == [{"player": "ana", "name": "Ana",
-                                                     "count": 1}]
+    assert ana["rounds"] == 2 and ana["enders"] == [{
+        "player": "ana", "name": "Ana", "count": 1,
+        "games_url": "/games?player=ana&blocked=true"}]
     bo = client.get("/api/stats/bonus?player=bo").get_json()["data"]
     assert (bo["plays"], bo["bonus_plays"], bo["values"]) == (4, 2, [{"value": 15,
                                                                       "count": 2}])
     assert [s["player"] for s in bo["top_scorers"]] == ["bo"]
-    assert bo["missed"] == {"count": 0, "points": 0, "examples": []}
+    assert {k: bo["missed"][k] for k in ("count", "points", "examples", "chances", "share")
+            } == {"count": 0, "points": 0, "examples": [], "chances": 2, "share": 0}
     nobody = client.get("/api/stats/bonus?frontend=nothing").get_json()["data"]
     assert nobody["plays"] == 0 and nobody["share"] is None
 
@@ -434,8 +677,9 @@ def test_filters_narrow_every_figure(stocked: Any, client: Any) -> None:
 def test_the_index_lists_urls_and_filter_values(stocked: Any, client: Any) -> None:
     data = client.get("/api/stats").get_json()["data"]
     assert [e["url"] for e in data["endpoints"]] == [
-        "/api/stats/bonus", "/api/stats/blocked", "/api/stats/players",
-        "/api/stats/players/<id>"]
+        "/api/stats/bonus", "/api/stats/blocked", "/api/stats/variants",
+        "/api/stats/compare", "/api/stats/players", "/api/stats/players/<id>",
+        "/api/stats/people"]
     filters = data["filters"]
     assert "classic" in filters["preset"]
     assert {"key": "classic bonus=true draw=none hand_size=3 target=30",
@@ -449,10 +693,13 @@ def test_the_player_page_data(stocked: Any, client: Any) -> None:
     data = client.get("/api/stats/players/ana").get_json()["data"]
     assert data["player"]["name"] == "Ana"
     assert data["recent_games"][0]["url"].startswith("/games/")
-    assert data["score_history"] == [
-        {"game": g["game"], "date": g["date"], "score": g["score"], "won": g["won"],
-         "url": g["url"]} for g in data["recent_games"]]
+    assert data["recent_games"][0]["title"] == "hand-1"
+    # the history is the recent games in the order they were played, numbered
+    assert [(g["game"], g["score"], g["won"], g["url"]) for g in data["score_history"]] == [
+        (g["game"], g["score"], g["won"], g["url"]) for g in reversed(data["recent_games"])]
+    assert [g["sequence"] for g in data["score_history"]] == [1]
     assert set(data["metrics"]) == {m.key for m in stats.METRICS}
+    assert data["games_url"] == "/games?player=ana"
     assert client.get("/api/stats/players/nobody").status_code == 404
 
 
@@ -471,6 +718,26 @@ def test_every_metric_is_defined_in_the_docs_in_the_same_words() -> None:
     text = text.split("\n## ")[0]
     rows = dict(re.findall(r"^\| `(\w+)` \| [^|]+ \| ([^|]+?) \|", text, re.M))
     assert rows == {m.key: m.definition for m in stats.METRICS}
+
+
+def test_every_figure_is_defined_in_the_docs_in_the_same_words() -> None:
+    from recorder.figures import FIGURES
+
+    text = (ROOT / "docs" / "stats.md").read_text().split("## Figures of the pages")[1]
+    text = text.split("\n## ")[0]
+    rows = {key: (label, definition, unit, kind, scope) for key, label, definition, unit, kind,
+            _, scope in re.findall(
+                r"^\| `(\w+)` \| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \| (\w+) \| ([^|]+?) \| "
+                r"([^|]+?) \|$", text, re.M)}
+    assert rows == {f.key: (f.label, f.definition, f.unit, f.kind, f.scope or "every variant")
+                    for f in FIGURES}
+
+
+def test_which_way_is_better_is_in_the_docs() -> None:
+    text = (ROOT / "docs" / "stats.md").read_text().split("## Metrics of a player")[1]
+    text = text.split("\n## ")[0]
+    rows = dict(re.findall(r"^\| `(\w+)` \|.*\| (higher|lower|neither)[^|]* \|$", text, re.M))
+    assert rows == {m.key: m.better or "neither" for m in stats.METRICS}
 
 
 def test_every_stats_url_is_in_the_docs() -> None:

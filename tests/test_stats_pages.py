@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 from plotly.offline import get_plotlyjs_version
 
-PAGES = ["/stats", "/stats/bonus", "/stats/blocked", "/stats/players", "/stats/players/kfnielsen"]
-WITH_CHARTS = {"/stats/bonus", "/stats/blocked", "/stats/players/kfnielsen"}
+PAGES = ["/stats", "/stats/bonus", "/stats/blocked", "/stats/variants",
+         "/stats/compare?a=classic&b=kozel", "/stats/players", "/stats/players/kfnielsen"]
+WITH_CHARTS = {"/stats/bonus", "/stats/blocked", "/stats/variants",
+               "/stats/compare?a=classic&b=kozel", "/stats/players/kfnielsen"}
 
 
 def plotly_bytes() -> bytes:
@@ -40,7 +42,9 @@ def test_every_page_has_the_layout_and_only_local_scripts(client: Any, path: str
     assert scripts[:-1] == ([plotly] if path in WITH_CHARTS else [])
     assert re.fullmatch(r'<script type="module" src="/static/stats/\w+\.js">', scripts[-1])
     assert "<script>" not in html and "style=" not in html
-    for name in ("preset", "variant", "frontend", "players", "since", "until"):
+    # the comparison's two variants are its a and b, not the variant filter
+    names = ("a", "b") if path.startswith("/stats/compare") else ("variant",)
+    for name in ("preset", *names, "frontend", "players", "since", "until"):
         assert f'name="{name}"' in html
 
 
@@ -67,6 +71,25 @@ def test_the_filter_form_comes_back_filled_and_escaped(client: Any) -> None:
     assert 'value="2026-11-01"' in html
     assert 'value="&lt;b&gt;x&lt;/b&gt;&#34;"' in html
     assert "<b>x</b>" not in html
+
+
+def test_the_notes_of_the_charts_are_the_docs_definitions(client: Any) -> None:
+    """Each chart's note is its figure's definition, in the words of docs/stats.md."""
+    from recorder.figures import FIGURE_BY_KEY
+
+    blocked = client.get("/stats/blocked").get_data(as_text=True)
+    bonus = client.get("/stats/bonus").get_data(as_text=True)
+    for key, page in (("blocked_margin", blocked), ("block_certain", blocked),
+                      ("bonus_values", bonus), ("bonus_by_move", bonus)):
+        note = FIGURE_BY_KEY[key].definition.replace("'", "&#39;")
+        assert f'<p class="chart-note">{note}' in page, key
+    assert f'title="{FIGURE_BY_KEY["bonus_share"].definition}"' in bonus
+
+
+def test_the_compare_form_comes_back_with_its_two_variants(client: Any) -> None:
+    html = client.get('/stats/compare?a=classic&b=<i>x</i>').get_data(as_text=True)
+    assert '<option value="classic" selected>classic</option>' in html
+    assert "&lt;i&gt;x&lt;/i&gt;" in html and "<i>x</i>" not in html
 
 
 def test_a_player_id_with_markup_or_slashes_is_text(client: Any) -> None:

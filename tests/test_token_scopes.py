@@ -88,6 +88,30 @@ def test_reads_are_open_without_the_setting(
     assert (status, answer["error"]["code"]) == (401, "auth/missing-token")
 
 
+def test_a_read_token_may_not_upload_when_reads_are_open(
+        db_path: Path, tokens: dict[str, str], start_server: Any) -> None:
+    """Scopes hold whatever READS_NEED_TOKEN says: with reads open to all, a token made
+    for reading still cannot store a game (and the upload form refuses it too)."""
+    url = start_server(db_path)
+    body = json.dumps(make_game(4)).encode()
+    status, answer = call(url + "/api/games", body=body, token=tokens["read"])
+    assert status == 403, answer
+    assert answer["error"]["code"] == "auth/scope"
+    assert "may read, not upload" in answer["error"]["message"]
+    status, answer = call(url + "/api/games")
+    assert status == 200 and answer["data"] == []  # nothing was stored
+    form = urllib.request.Request(url + "/upload", data=b"token=" + tokens["read"].encode(),
+                                  headers={"Content-Type": "application/x-www-form-urlencoded"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(form, timeout=60)
+    assert refused.value.code == 403
+    assert "may only read" in refused.value.read().decode()
+    status, answer = call(url + "/api/games", body=body, token=tokens["upload"])
+    assert status == 200 and answer["data"]["summary"]["accepted"] == 1
+    status, answer = call(url + "/api/games", body=body, token=tokens["both"])
+    assert status == 200 and answer["data"]["summary"]["duplicate"] == 1
+
+
 def test_the_upload_form_refuses_a_read_token(client: Any, db: Any) -> None:
     _, secret = create_token(db, "dashboard", ["read"])
     response = client.post("/upload", data={"token": secret}, content_type="multipart/form-data")

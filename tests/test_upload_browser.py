@@ -130,10 +130,32 @@ def test_a_refused_game_opens_on_the_watch_page(
     refused.get_by_role("button", name="Watch up to the error").click()
     page.wait_for_url("**/watch")
     page.wait_for_selector('#replay[data-ready="true"]')
-    assert "round 1, move 2" in page.locator("#refusal").inner_text()
+    assert "round 1, move 2" in page.locator("#refusal-here").inner_text()  # opened there
     assert game_pool[5]["game_id"] in page.locator("h1").inner_text()
     assert errors == []
     page.close()
     db = storage.connect(db_path)
     assert db["games"].count == 1  # watching stored nothing more
     db.close()
+
+
+def test_the_upload_page_says_how_to_get_a_token(browser: Any, site: tuple[str, str]) -> None:
+    url, _ = site
+    for viewport in ({"width": 1366, "height": 800}, {"width": 390, "height": 844}):
+        page = browser.new_page(viewport=viewport)
+        page.goto(f"{url}/upload")
+        page.wait_for_selector('form[data-ready="true"]')
+        help_text = page.locator("#token-help")
+        assert help_text.is_visible()
+        assert "recorder token create NAME --scope upload" in help_text.inner_text()
+        assert "whoever runs this server" in help_text.inner_text()
+        # the field says where its help is, for a screen reader
+        assert page.locator("#token").get_attribute("aria-describedby") == "token-help"
+        field, words = page.locator("#token").bounding_box(), help_text.bounding_box()
+        assert 0 < words["y"] - (field["y"] + field["height"]) < 80  # right under the field
+        assert words["y"] + words["height"] < viewport["height"]  # seen without scrolling
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        # watching a log needs no token, and the help says where to do it
+        assert help_text.get_by_role("link", name="watch a log").get_attribute("href") == \
+            "/watch"
+        page.close()

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from recorder.engine import END_NAMES, Match, Move, Round, seeded_deal
-from recorder.replay import replay
+from recorder.errors import IllegalMove, RulesetError
+from recorder.replay import number, replay, round_answer
 from recorder.rules import PRESETS, Ruleset
 from recorder.shuffle import Stream, shuffle
 from recorder.tiles import tile_set
@@ -109,3 +110,101 @@ def test_board_vectors_cover_every_preset_and_score_bonus() -> None:
     bonuses = [p["bonus"] for g in GAMES for rnd in g["plays"] for p in rnd]
     assert sum(1 for b in bonuses if b) >= 20
     assert any(p.get("closed") for g in GAMES for rnd in g["plays"] for p in rnd)
+
+
+ROUND_GAMES = json.loads((VECTORS / "rounds-sha256-fy-1.json").read_text())["games"]
+RESOLVED = json.loads((VECTORS / "resolve-1.json").read_text())["rulesets"]
+
+
+def _every_move(state: Round) -> list[str]:
+    """Every legal move, each play with the end it goes to, as the round vectors list them."""
+    out = []
+    seats = state.openers if state.phase == "opening" else (state.turn,)
+    if state.over:
+        return out
+    for seat in seats:
+        plays = state._plays(seat)
+        if not plays:
+            out += [f"{seat} {m.action}" for m in state.legal_moves(seat)]
+            continue
+        closable = state.rules.closed_doubles and state._may_close()
+        for kind, e in plays:
+            text = f"{seat} {state.tiles.kind_name[kind]}" + (f" {END_NAMES[e]}" if e >= 0 else "")
+            out.append(text)
+            if closable and state.tiles.kind_is_double[kind]:
+                out.append(text + " closed")
+    return out
+
+
+@pytest.mark.parametrize("game", ROUND_GAMES, ids=lambda g: g["log"]["game_id"])
+def test_round_vector(game: dict[str, Any]) -> None:
+    doc = game["log"]
+    rules = Ruleset.from_spec(doc["ruleset"])
+    match = Match(rules, len(doc["players"]))
+    assert len(game["rounds"]) == len(doc["rounds"])
+    for r, (rdoc, want) in enumerate(zip(doc["rounds"], game["rounds"], strict=True), 1):
+        state = match.new_round(seed=f"{doc['seed']}/{r}", opener=rdoc.get("opener"))
+        refusals = {x["move"]: x for x in want["refusals"]}
+        assert len(want["steps"]) == len(rdoc["moves"])
+        for m, (mdoc, step) in enumerate(zip(rdoc["moves"], want["steps"], strict=True), 1):
+            assert step["move"] == m
+            assert _every_move(state) == step["legal"], (r, m)
+            if rules.bonus:
+                scores = []
+                for text in step["legal"]:
+                    seat, what, *rest = text.split(" ")
+                    move = Move(int(seat), what) if what in ("draw", "pass") else Move(
+                        int(seat), "play", what, rest[0] if rest else None, "closed" in rest)
+                    scores.append(state.score_of(move))
+                assert scores == step["bonus"], (r, m)
+            if m in refusals:
+                tried = refusals[m]["try"]
+                with pytest.raises(IllegalMove) as refused:
+                    state.check(Move(tried["player"], tried["action"], tried.get("tile"),
+                                     tried.get("end"), tried.get("closed") is True))
+                assert refused.value.message == refusals[m]["reason"]
+            state.apply(Move(mdoc["player"], mdoc["action"], mdoc.get("tile"), mdoc.get("end"),
+                             mdoc.get("closed") is True))
+        assert state.result is not None
+        assert round_answer(state.result) == want["result"]
+        match.finish_round(state.result)
+        assert [number(s) for s in match.scores] == want["scores"]
+    assert [number(s) for s in match.scores] == game["scores"]
+    assert list(match.winners) == game["winners"] and match.over
+
+
+def test_round_vectors_cover_every_preset_and_what_changes_a_round() -> None:
+    docs = [g["log"] for g in ROUND_GAMES]
+    assert {Ruleset.from_spec(d["ruleset"]).preset for d in docs} == set(PRESETS)
+    results = [r["result"] for g in ROUND_GAMES for r in g["rounds"]]
+    assert any(r["blocked"] for r in results)
+    assert any(p != int(p) for r in results for p in r["points"])  # a split kept exact
+    assert any(not r["winners"] for r in results)
+    assert any(m.get("closed") for d in docs for r in d["rounds"] for m in r["moves"])
+    options = {k for d in docs for k in d["ruleset"]["options"]}
+    assert {"draw", "partnerships", "sets", "hands", "target_mode", "spinner_arms",
+            "blocked_scoring", "max_pip", "tie_break", "spinner_max_arms"} <= options
+    assert sum(len(r["refusals"]) for g in ROUND_GAMES for r in g["rounds"]) > 300
+
+
+@pytest.mark.parametrize("vector", RESOLVED, ids=lambda v: json.dumps(v["ruleset"])[:60])
+def test_resolve_vector(vector: dict[str, Any]) -> None:
+    if "players" in vector:
+        rules = Ruleset.from_spec(vector["ruleset"])
+        if "error" in vector:
+            with pytest.raises(RulesetError) as refused:
+                rules.check_players(vector["players"])
+            assert refused.value.message == vector["error"]["message"]
+            assert refused.value.pointer == vector["error"]["pointer"]
+        else:
+            rules.check_players(vector["players"])
+            assert rules.tiles_each(vector["players"]) == vector["tiles_each"]
+            assert rules.opening_for(vector["players"]) == vector["opening"]
+        return
+    if "error" in vector:
+        with pytest.raises(RulesetError) as refused:
+            Ruleset.from_spec(vector["ruleset"])
+        assert refused.value.message == vector["error"]["message"]
+        assert refused.value.pointer == vector["error"]["pointer"]
+    else:
+        assert Ruleset.from_spec(vector["ruleset"]).to_json() == vector["rules"]

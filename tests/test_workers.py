@@ -28,6 +28,8 @@ from click.testing import Result
 from conftest import ROOT, break_game, json_lines, subprocess_env, write_jsonl
 
 from recorder import ingest, storage
+from recorder.parse import iter_documents
+from recorder.replay import replay
 
 Cli = Callable[..., Result]
 Games = Callable[[int], list[dict[str, Any]]]
@@ -51,6 +53,51 @@ def dump(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
         out[table] = rows
     db.close()
     return out
+
+
+def check_stored(db_path: Path, docs: list[dict[str, Any]]) -> None:
+    """The file holds ``docs``, each once, as worked out from the documents and the
+    engine's answer for each, not from the importer (whose ``_commit`` both runs of a
+    comparison share): one row per game with its log, its players in seat order, a row per
+    finished round and per move, and the statistics' counters summed per player."""
+    db = sqlite3.connect(db_path)
+    try:
+        games = {(frontend, game_id): (pk, json.loads(text), status, rounds, moves)
+                 for pk, frontend, game_id, text, status, rounds, moves in db.execute(
+                     "SELECT id, frontend, game_id, log, status, rounds_count, moves_count "
+                     "FROM games")}
+        assert len(games) == len(docs)
+        want_players: dict[str, list[int]] = {}  # player id -> [games, rounds, moves]
+        total_rounds = blocked = 0
+        for doc in docs:
+            answer = replay(doc)
+            pk, stored, status, rounds, moves = games[(doc["frontend"]["name"], doc["game_id"])]
+            logged = sum(len(r["moves"]) for r in doc["rounds"])
+            assert (stored, status, rounds, moves) == (
+                doc, answer["status"], len(answer["rounds"]), logged), doc["game_id"]
+            seats = [p["id"] for p in doc["players"]]
+            assert [pid for (pid,) in db.execute(
+                "SELECT player_id FROM players WHERE game = ? ORDER BY seat", [pk])] == seats
+            assert db.execute("SELECT count(*) FROM rounds WHERE game = ?", [pk]).fetchone() \
+                == (len(answer["rounds"]),)
+            assert db.execute("SELECT count(*) FROM moves WHERE game = ?", [pk]).fetchone() \
+                == (logged,)
+            total_rounds += len(answer["rounds"])
+            blocked += sum(1 for r in answer["rounds"] if r["blocked"])
+            for seat, pid in enumerate(seats):
+                figures = want_players.setdefault(pid, [0, 0, 0])
+                figures[0] += 1
+                figures[1] += len(answer["rounds"])
+                figures[2] += sum(1 for r in doc["rounds"] for m in r["moves"]
+                                  if m["player"] == seat)
+        counted = {pid: [g, r, m] for pid, g, r, m in db.execute(
+            "SELECT player, sum(games), sum(rounds), sum(moves) FROM stats_players "
+            "WHERE grain = 'all' GROUP BY player")}
+        assert counted == want_players
+        assert db.execute("SELECT sum(games), sum(rounds), sum(blocked) FROM stats_rounds "
+                          "WHERE grain = 'all'").fetchone() == (len(docs), total_rounds, blocked)
+    finally:
+        db.close()
 
 
 def unclocked(outcome: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +127,8 @@ def test_workers_store_the_samples_exactly_as_one_process_does(tmp_path: Path) -
     assert two == alone
     reference = dump(tmp_path / "alone.db")
     assert sum(len(rows) for rows in reference.values()) > 10_000
+    check_stored(tmp_path / "alone.db", [parsed.doc for path in sorted(SAMPLES.iterdir())
+                                         for parsed in iter_documents(path.read_bytes())])
     stored = dump(tmp_path / "two.db")
     for table, rows in reference.items():
         assert stored[table] == rows, f"{table} differs"
@@ -117,6 +166,7 @@ def test_duplicates_conflicts_and_bad_lines_across_chunks(tmp_path: Path, games:
     assert by_line[21]["error"]["message"].startswith("line 21: not valid JSON")
     assert by_line[34]["status"] == "refused" and by_line[34]["error"]["round"] == 1
     assert [o["status"] for o in two].count("accepted") == 36
+    check_stored(tmp_path / "two.db", games(36))
     assert dump(tmp_path / "two.db") == dump(tmp_path / "alone.db")
     # the same file again: nothing new, the same conflict and the same refusals
     again = run_import(tmp_path / "two.db", [str(path)], workers=2)
@@ -131,6 +181,7 @@ def test_spawned_workers_give_the_same_outcomes(tmp_path: Path, games: Games) ->
     spawned = run_import(tmp_path / "spawn.db", [str(path)], workers=1, method="spawn")
     assert spawned == alone
     assert spawned[-1]["status"] == "duplicate"
+    check_stored(tmp_path / "spawn.db", docs)
     assert dump(tmp_path / "spawn.db") == dump(tmp_path / "alone.db")
 
 
@@ -196,6 +247,7 @@ def test_a_killed_worker_stops_the_import_and_a_retry_stores_exactly_the_rest(
     assert db["games"].count == len(docs)
     assert storage.integrity_check(db) == "ok"
     db.close()
+    check_stored(db_path, docs)
 
 
 def test_in_memory_database_imports_in_this_process(games: Games, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
-from datetime import date
+from datetime import date, datetime
 from typing import Any, NoReturn
 from urllib.parse import urlencode
 
@@ -32,24 +32,27 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from recorder import storage
+from recorder import figures, storage
 from recorder.errors import InputError, TooLarge
 from recorder.frames import build_frames, move_count
 from recorder.ingest import import_upload
-from recorder.parse import Limits, iter_documents
+from recorder.parse import Limits, Parsed, end_line, iter_documents_raw, parse_line
 from recorder.tokens import Token, Verdict, check_token
+from webui import limits, openapi
+from webui.compress import accepts_gzip, gzip_bytes, precompressed
 from webui.db import get_db
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 JSONL_MIMETYPE = "application/x-ndjson"
 FILTER_PARAMS = frozenset({
-    "player", "q", "preset", "frontend", "players", "status", "blocked", "since", "until",
+    "player", "q", "preset", "variant", "rule", "frontend", "players", "status", "blocked",
+    "since", "until",
 })
 """The game filters, the same on the API's list and on the games page."""
 LIST_PARAMS = FILTER_PARAMS | {"limit", "cursor", "order", "format"}
 FORMATS = ("json", "jsonl", "logs")
-ERROR_STATUSES = (400, 401, 403, 404, 405, 413, 415, 500, 503)
+ERROR_STATUSES = (400, 401, 403, 404, 405, 413, 415, 429, 500, 503)
 
 
 class ApiError(Exception):
@@ -101,8 +104,21 @@ _HTTP_CODES = {
     405: ("http/method-not-allowed", "this address does not take that method"),
     413: ("http/too-large", "the request body is too large"),
     415: ("http/unsupported-media-type", "the body's encoding is not supported"),
+    429: ("http/too-many-requests", "too many requests from this address"),
     500: ("http/internal", "the recorder failed on this request; the error is logged"),
 }
+
+
+def _retry_after(response: Response, status: int) -> None:
+    if status == 429:
+        wait = limits.retry_after()
+        if wait is not None:
+            response.headers["Retry-After"] = str(wait)
+
+
+def sentence(text: str) -> str:
+    """A message of the API written for a page: capitalised, with its full stop."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def register_error_handlers(app: Flask) -> None:
@@ -119,15 +135,16 @@ def register_error_handlers(app: Flask) -> None:
     def on_api_error(exc: ApiError) -> Response:
         return error_envelope(exc.status, exc.code, exc.message, **exc.extra)
 
-    def on_http_error(exc: HTTPException) -> Response | HTTPException | tuple[str, int]:
+    def on_http_error(exc: HTTPException) -> Response | HTTPException:
         if not wants_json():
             return html_error(exc)
         status = exc.code or 500
         code, default = _HTTP_CODES.get(status, (f"http/{status}", exc.name))
         message = default
         if status == 413:
-            limit = current_app.config.get("MAX_CONTENT_LENGTH")
-            message = f"the request body is larger than this server takes ({limit} bytes)"
+            message = limits.too_large_message()
+        elif status == 429:
+            message = limits.rate_limited_message(exc)
         elif status == 405:
             allowed = dict(exc.get_headers()).get("Allow", "").split(", ")
             methods = ", ".join(m for m in allowed if m not in {"HEAD", "OPTIONS"})
@@ -135,12 +152,13 @@ def register_error_handlers(app: Flask) -> None:
         elif status == 404:
             message = f"there is nothing at {request.path}"
         response = error_envelope(status, code, message)
+        _retry_after(response, status)
         for key, value in exc.get_headers():
             if key.lower() == "allow":
                 response.headers[key] = value
         return response
 
-    def html_error(exc: HTTPException) -> HTTPException | tuple[str, int]:
+    def html_error(exc: HTTPException) -> HTTPException | Response:
         """A page's own error page (with the navigation) for what a visitor can cause."""
         status = exc.code or 500
         if status == 404:
@@ -148,13 +166,17 @@ def register_error_handlers(app: Flask) -> None:
         elif status == 405:
             message = f"{request.path} does not take {request.method}."
         elif status == 413:
-            limit = current_app.config.get("MAX_CONTENT_LENGTH")
-            message = f"What was sent is larger than this server takes ({limit} bytes)."
+            message = sentence(limits.too_large_message())
+        elif status == 429:
+            message = sentence(limits.rate_limited_message(exc))
         else:
             return exc
-        return render_template("error.html", title=exc.name, message=message), status
+        page = current_app.make_response(
+            (render_template("error.html", title=exc.name, message=message), status))
+        _retry_after(page, status)
+        return page
 
-    def on_unexpected(exc: Exception) -> Response | HTTPException | tuple[str, int]:
+    def on_unexpected(exc: Exception) -> Response | HTTPException:
         if isinstance(exc, HTTPException):
             return on_http_error(exc)
         current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
@@ -215,8 +237,8 @@ def reads_may_need_token() -> None:
 # Upload.
 
 
-def parse_limits() -> Any:
-    return current_app.config.get("PARSE_LIMITS")
+def parse_limits() -> Limits:
+    return limits.parse_limits()
 
 
 def _too_large(exc: InputError) -> bool:
@@ -248,8 +270,8 @@ def upload_games() -> Response:
     data = upload_body()
     try:
         tally, outcomes = import_upload(
-            get_db(), data, limits=parse_limits(), source=f"api:{token.name}",
-            uploaded_by=token.id,
+            get_db(), data, limits=parse_limits(), max_documents=max_documents(),
+            source=f"api:{token.name}", uploaded_by=token.id,
         )
     except InputError as exc:
         status = 413 if _too_large(exc) else 400
@@ -314,6 +336,10 @@ def _moment(name: str, value: str, *, end_of_day: bool) -> str:
         else:
             return f"{day.isoformat()}T{'23:59:59' if end_of_day else '00:00:00'}Z"
     moment = storage.normalize_timestamp(text)
+    if moment is None and _iso_moment(text):
+        fail(400, "query/invalid",
+             f"{name} must fall between the years 0001 and 9999 once in UTC, as every "
+             f"stored date does; {value!r} does not")
     if moment is None:
         fail(400, "query/invalid",
              f"{name} must be an ISO 8601 date or date-time (2026-11-29, "
@@ -321,14 +347,26 @@ def _moment(name: str, value: str, *, end_of_day: bool) -> str:
     return moment
 
 
-def _integer(name: str, value: str, *, low: int, high: int | None = None) -> int:
+def _iso_moment(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _integer(name: str, value: str, *, low: int, high: int = storage.MAX_INTEGER) -> int:
+    """A whole number of the query string within its range (every one is, at most, the
+    largest INTEGER SQLite stores), or the 400 that says what it must be."""
     try:
         number = int(value)
     except ValueError:
-        fail(400, "query/invalid", f"{name} must be a whole number, not {value!r}")
-    if number < low or (high is not None and number > high):
-        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-        fail(400, "query/invalid", f"{name} must be {bound}, not {number}")
+        fail(400, "query/invalid", f"{name} must be a whole number, not {value[:40]!r}")
+    if number < low or number > high:
+        bound = f"at least {low}" if high == storage.MAX_INTEGER and number < low else \
+            f"at most {high}" if high == storage.MAX_INTEGER else f"between {low} and {high}"
+        shown = str(number) if len(value) <= 40 else f"a number of {len(value)} digits"
+        fail(400, "query/invalid", f"{name} must be {bound}, not {shown}")
     return number
 
 
@@ -357,6 +395,8 @@ def game_filter(args: Mapping[str, str] | None = None,
     return storage.GameFilter(
         player=args.get("player"),
         preset=args.get("preset"),
+        variant=args.get("variant"),
+        variants=_rule_variants(args["rule"]) if "rule" in args else None,
         frontend=args.get("frontend"),
         status=status,
         blocked=_boolean("blocked", args["blocked"]) if "blocked" in args else None,
@@ -368,6 +408,16 @@ def game_filter(args: Mapping[str, str] | None = None,
     )
 
 
+def _rule_variants(rule: str) -> tuple[str, ...]:
+    """The stored variants whose rules have ``rule`` (``bonus``, ``target``): the games a
+    figure of the statistics that only those rules make is counted over."""
+    if rule not in figures.SCOPES:
+        fail(400, "query/invalid",
+             f"rule must be one of {', '.join(figures.SCOPES)}, not {rule!r}")
+    return tuple(v for v in storage.distinct_values(get_db(), "variant")
+                 if figures.in_scope(v, rule))
+
+
 def _format() -> str:
     fmt = request.args.get("format")
     if fmt is None:
@@ -376,6 +426,12 @@ def _format() -> str:
     if fmt not in FORMATS:
         fail(400, "query/invalid", f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     return fmt
+
+
+@bp.get("/openapi.json")
+def openapi_document() -> Response:
+    """The API's contract (OpenAPI 3.1): every address, parameter, answer and limit."""
+    return current_app.response_class(openapi.text(), mimetype="application/json")
 
 
 @bp.get("/games")
@@ -393,14 +449,14 @@ def list_games() -> Response:
     after = (
         _integer("cursor", request.args["cursor"], low=0) if "cursor" in request.args else None
     )
-    db = get_db()
-    if fmt != "json":
-        return _stream(flt, fmt, after=after, descending=descending)
     page_size = current_app.config["PAGE_SIZE"]
-    limit = _integer(
+    limit = _integer(  # checked for a stream too, which sends every match: a bad one is said
         "limit", request.args.get("limit", str(page_size)), low=1,
         high=current_app.config["MAX_PAGE_SIZE"],
     )
+    db = get_db()
+    if fmt != "json":
+        return _stream(flt, fmt, after=after, descending=descending)
     rows = list(storage.select_games(db, flt, after=after, limit=limit + 1,
                                      descending=descending))
     more = len(rows) > limit
@@ -416,20 +472,55 @@ def list_games() -> Response:
 
 def _stream(flt: storage.GameFilter, fmt: str, *, after: int | None,
             descending: bool) -> Response:
-    """Every match, one JSON object a line, read from the cursor as it is sent."""
+    """Every match, one JSON object a line, read from the cursor as it is sent.
+
+    The first line is made before the answer starts, so a failure there is answered
+    with the error envelope and its status, as any other request's. Once lines are
+    sent the status cannot change: a failure then ends the stream with the error
+    envelope as its last line, and a complete stream ends with :func:`end_line`
+    instead, so that a reader can always tell a whole export from a cut one.
+    """
     columns = ("id", "log") if fmt == "logs" else storage.SUMMARY_COLUMNS
 
-    def lines() -> Iterator[str]:
-        rows = storage.select_games(get_db(), flt, columns=columns, after=after,
-                                    descending=descending)
-        for row in rows:
-            if fmt == "logs":
-                yield json.dumps(json.loads(row["log"]), ensure_ascii=False,
-                                 separators=(",", ":")) + "\n"
-            else:
-                yield json.dumps(row, ensure_ascii=False) + "\n"
+    def line(row: dict[str, Any]) -> str:
+        if fmt == "logs":
+            return json.dumps(json.loads(row["log"]), ensure_ascii=False,
+                              separators=(",", ":")) + "\n"
+        return json.dumps(row, ensure_ascii=False) + "\n"
 
-    return Response(stream_with_context(lines()), mimetype=JSONL_MIMETYPE)
+    # The stream's own connection: the request's is closed when the view returns,
+    # before the answer is sent.
+    db = storage.connect(current_app.config["DATABASE"], migrate=False)
+    try:
+        rows = storage.select_games(db, flt, columns=columns, after=after,
+                                    descending=descending)
+        first = next(rows, None)
+        head = [] if first is None else [line(first)]
+    except BaseException:
+        db.close()
+        raise
+
+    def lines() -> Iterator[str]:
+        sent = 0
+        try:
+            yield from head
+            sent = len(head)
+            for row in rows:
+                text = line(row)
+                yield text
+                sent += 1
+        except Exception:
+            current_app.logger.exception("the export failed after %d lines", sent)
+            yield json.dumps({"ok": False, "status": 500, "error": {
+                "code": "http/internal",
+                "message": f"the recorder failed after {sent} games of this export, which "
+                           "is incomplete; the error is logged"}}) + "\n"
+            return
+        yield end_line(sent)
+
+    response = Response(stream_with_context(lines()), mimetype=JSONL_MIMETYPE)
+    response.call_on_close(db.close)
+    return response
 
 
 def _stored(game_pk: int) -> dict[str, Any]:
@@ -464,10 +555,10 @@ class FramesCache:
     """The answers of recent frames requests, up to a budget of bytes, newest kept.
 
     A stored game never changes (its id always names the same content), so its frames
-    are built once and served again as the same bytes: opening a game a second time, or
-    by a second viewer, costs a lookup instead of a replay. Keyed by the database file,
-    the game and its content hash; emptied when the process restarts (as a new version
-    of the recorder does).
+    are built once and served again as the same bytes, kept gzip-compressed: opening a
+    game a second time, or by a second viewer, costs a lookup instead of a replay. Keyed
+    by the database file, the game and its content hash; emptied when the process
+    restarts (as a new version of the recorder does).
     """
 
     def __init__(self) -> None:
@@ -499,14 +590,32 @@ class FramesCache:
 frames_cache = FramesCache()
 
 
-def check_frames_size(doc: Any) -> None:
-    """Refuse (413) a log too long to send as frames: each frame repeats the board."""
-    limit = int(current_app.config.get("FRAMES_MAX_MOVES", 0))
+def check_frames_size(doc: Any, *, stored: bool = False) -> None:
+    """Refuse (413) a log too long to send as frames, before any is built: each frame
+    repeats the board. A log sent to be watched (no token, nothing stored) is held to
+    ``WATCH_MAX_MOVES``, a stored game to ``FRAMES_MAX_MOVES``."""
+    setting = "FRAMES_MAX_MOVES" if stored else "WATCH_MAX_MOVES"
+    limit = int(current_app.config.get(setting, 0))
     moves = move_count(doc)
     if limit and moves > limit:
+        what = "" if stored else " of a log that is not stored"
         raise UnreadableLog(413, "input/too-many-moves",
-                            f"the log has {moves:,} moves; frames are built for at most "
-                            f"{limit:,}")
+                            f"the log has {moves:,} moves; frames{what} are built for at "
+                            f"most {limit:,}")
+
+
+def watched_frames(doc: Any) -> dict[str, Any]:
+    """The frames of a log sent to be watched, or 413 when they would be larger than
+    ``WATCH_MAX_BYTES`` as JSON (a frame holds every hand: a long game with many tiles
+    makes large frames even under the moves limit)."""
+    frames = build_frames(doc)
+    most = int(current_app.config["WATCH_MAX_BYTES"])
+    size = len(json.dumps(frames, ensure_ascii=False, separators=(",", ":")).encode())
+    if size > most:
+        raise UnreadableLog(413, "frames/too-large",
+                            f"the frames of this log are {limits.size(size)}; at most "
+                            f"{limits.size(most)} is sent for a log that is not stored")
+    return frames
 
 
 @bp.get("/games/<int:game_pk>/frames")
@@ -525,14 +634,17 @@ def game_frames(game_pk: int) -> Response:
             fail(404, "game/not-found", f"there is no game #{game_pk}")
         doc = json.loads(row["log"])
         try:
-            check_frames_size(doc)
+            check_frames_size(doc, stored=True)
         except UnreadableLog as exc:
             fail(exc.status, exc.code, exc.message)
         response = envelope(build_frames(doc, game_pk=game_pk), compact=True)
-        if budget:
-            frames_cache.put(key, response.get_data(), budget)
-        return response
-    return current_app.response_class(body, mimetype="application/json")
+        if not budget:
+            return response  # compressed on its way out, for a client that accepts gzip
+        # kept gzip-compressed: a twentieth of the memory, and no compression per viewer
+        packed = gzip_bytes(response.get_data())
+        frames_cache.put(key, packed, budget)
+        return precompressed(packed) if accepts_gzip() else response
+    return precompressed(body)
 
 
 class UnreadableLog(Exception):
@@ -549,14 +661,18 @@ def pick_document(data: bytes, index: int, limits: Limits | None) -> Any:
     """Document ``index`` of an upload body, or :class:`UnreadableLog` saying why not.
 
     Shared by ``POST /api/frames`` and the watch page, so both read a body exactly as an
-    upload does (one document, an array, JSON Lines; gzip or not) under the same limits.
+    upload does (one document, an array, JSON Lines; gzip or not) under the same limits,
+    ``MAX_DOCUMENTS`` included. Of JSON Lines only the chosen line is parsed (and the
+    first two, which tell the shape): the others are counted, not read.
     """
+    lim = limits or Limits()
     seen = 0
     try:
-        for parsed in iter_documents(data, limits=limits or Limits()):
+        for item in iter_documents_raw(data, limits=lim, max_documents=max_documents()):
             seen += 1
-            if parsed.index != index:
+            if item.index != index:
                 continue
+            parsed = item if isinstance(item, Parsed) else parse_line(item, lim)
             if parsed.error is not None:
                 raise UnreadableLog(400, parsed.error.code, parsed.error.message)
             return parsed.doc
@@ -571,6 +687,10 @@ def pick_document(data: bytes, index: int, limits: Limits | None) -> Any:
                         f"there is no document {index}: the body holds {what}")
 
 
+def max_documents() -> int:
+    return limits.max_documents()
+
+
 @bp.post("/frames")
 def frames_of_body() -> Response:
     """The frames of a log sent in the body; nothing is stored and no token is needed.
@@ -582,11 +702,13 @@ def frames_of_body() -> Response:
     if unknown:
         fail(400, "query/unknown-parameter",
              f"unknown parameter {', '.join(unknown)}; this address takes index")
-    index = _integer("index", request.args.get("index", "0"), low=0)
+    index = _integer("index", request.args.get("index", "0"), low=0,
+                     high=max_documents() - 1)
     data = upload_body()
     try:
         doc = pick_document(data, index, parse_limits())
         check_frames_size(doc)
+        frames = watched_frames(doc)
     except UnreadableLog as exc:
         fail(exc.status, exc.code, exc.message)
-    return envelope(build_frames(doc), compact=True)
+    return envelope(frames, compact=True)

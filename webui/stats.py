@@ -17,6 +17,9 @@ from importlib import resources
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 from werkzeug.wrappers import Response
 
+from recorder.figures import FIGURE_BY_KEY
+from recorder.stats import METRIC_BY_KEY
+
 bp = Blueprint("stats", __name__, url_prefix="/stats")
 
 FILTERS = ("preset", "variant", "frontend", "players", "player", "since", "until")
@@ -26,9 +29,12 @@ PLOTLY_MAX_AGE = 365 * 24 * 3600
 """plotly.js is served under a versioned name, so browsers may keep it for a year."""
 
 DASHBOARDS = (
-    ("stats.bonus", "Bonus", "How often plays score a bonus, how big, and the bonus missed."),
+    ("stats.bonus", "Bonus", "How often plays score a bonus in the variants that have one, "
+     "how big, and the bonus missed."),
     ("stats.blocked", "Blocked rounds", "How often rounds end blocked, under which rules, "
      "how they are won and how early the block was certain."),
+    ("stats.variants", "Variants", "How each variant's rounds end and how long its rounds "
+     "and games last, the first player's advantage, and two variants compared."),
     ("stats.players", "Players", "Each player's tendencies with sample sizes and confidence "
      "intervals, against the population."),
 )
@@ -69,9 +75,11 @@ def plotly_js(version: str) -> Response:
 
 
 def _page(template: str, **context: object) -> str:
-    """Render a dashboard with the filter values from the query string."""
+    """Render a dashboard with the filter values from the query string, and the figures'
+    definitions (the words of the docs, for the charts' notes)."""
     values = {name: request.args.get(name, "") for name in FILTERS}
-    return render_template(template, filters=values, plotly_url=plotly_url(), **context)
+    return render_template(template, filters=values, plotly_url=plotly_url(),
+                           figures=FIGURE_BY_KEY, metrics=METRIC_BY_KEY, **context)
 
 
 @bp.get("")
@@ -87,6 +95,18 @@ def bonus() -> str:
 @bp.get("/blocked")
 def blocked() -> str:
     return _page("stats_blocked.html")
+
+
+@bp.get("/variants")
+def variants() -> str:
+    return _page("stats_variants.html")
+
+
+@bp.get("/compare")
+def compare() -> str:
+    """Two variants side by side: ``?a=VARIANT&b=VARIANT`` and any other filter."""
+    return _page("stats_compare.html", a=request.args.get("a", ""),
+                 b=request.args.get("b", ""))
 
 
 @bp.get("/players")

@@ -9,16 +9,21 @@ as a page: one ingest path either way.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, current_app, render_template, request
 from werkzeug.datastructures import FileStorage
+from werkzeug.exceptions import RequestEntityTooLarge
 
-from recorder.errors import InputError, internal_error
+from recorder import storage
+from recorder.errors import InputError, TooLarge, TooManyDocuments, internal_error
 from recorder.ingest import Outcome, Tally, import_upload, locate
-from recorder.parse import Limits, iter_documents
+from recorder.parse import iter_documents
 from recorder.tokens import Verdict, check_token
+from webui import limits
+from webui.api import sentence
 from webui.db import get_db
 
 bp = Blueprint("upload", __name__)
@@ -48,33 +53,67 @@ def _problem(message: str, status: int) -> tuple[str, int]:
 
 @bp.post("/upload")
 def form_upload() -> tuple[str, int] | str:
-    """The form's answer without JavaScript: the same report, rendered on the server."""
-    check = check_token(get_db(), (request.form.get("token") or "").strip() or None)
+    """The form's answer without JavaScript: the same report, rendered on the server.
+
+    All the files of the post share one budget (:class:`webui.limits.Budget`): the
+    expanded bytes and the documents of one request, however many files carry them. A
+    file past it is not read, nor are the files after it (413, the others reported).
+    """
+    try:
+        token = (request.form.get("token") or "").strip() or None
+        chosen: list[FileStorage] = request.files.getlist("files")
+    except RequestEntityTooLarge:  # the body, or more files than the form takes
+        return _problem(sentence(limits.too_large_message()), 413)
+    check = check_token(get_db(), token)
     if check.verdict is Verdict.MISSING:
-        return _problem("Uploads need a token: paste the one you were given.", 401)
+        return _problem("Uploads need a token: paste the one you were given (the server's "
+                        "operator makes one with 'recorder token create NAME').", 401)
     if check.verdict is Verdict.UNKNOWN:
-        return _problem("This token is not known to this server.", 401)
+        return _problem("This token is not known to this server: check it was copied whole, "
+                        "or ask the server's operator for one.", 401)
     if check.verdict is Verdict.REVOKED:
         return _problem("This token was revoked; ask for a new one.", 403)
     assert check.token is not None
     if not check.token.may("upload"):
         return _problem("This token may only read; uploads need a token made for uploading.",
                         403)
-    files: list[FileStorage] = [f for f in request.files.getlist("files") if f.filename]
+    files = [f for f in chosen if f.filename]
     if not files:
         return _problem("Choose at least one file.", 400)
+    if len(files) > int(current_app.config["UPLOAD_MAX_FILES"]):
+        return _problem(sentence(limits.too_many_files()), 413)
+    budget = limits.Budget.of_request()
     reports = []
-    failed = False
+    failed = over = storage_failed = False
     for upload in files:
         report = FileReport(upload.filename or "upload")
-        data = upload.read()
+        reports.append(report)
+        if over or storage_failed:
+            report.error = "not read: " + ("the database failed on a file before it"
+                                           if storage_failed else
+                                           "the files before it took this upload's budget")
+            continue
+        fresh = budget.fresh
         try:
+            data = budget.expand(upload.read())
             report.tally, report.outcomes = import_upload(
-                get_db(), data, limits=current_app.config.get("PARSE_LIMITS"),
+                get_db(), data, limits=budget.limits, max_documents=budget.documents(),
                 source=f"upload:{report.name}", uploaded_by=check.token.id,
             )
+            budget.took(len(report.outcomes))
+        except TooManyDocuments as exc:
+            report.error = budget.too_many(exc, fresh).message
+            over = True
+        except TooLarge as exc:
+            report.error = exc.message
+            over = True
         except InputError as exc:
             report.error = exc.message
+        except sqlite3.Error as exc:  # the disk is full, the file read-only or locked
+            log.exception("the database failed during a form upload")
+            report.error = ("the database failed while storing this file: "
+                            f"{storage.explain_failure(exc)}")
+            storage_failed = True
         except Exception as exc:  # the other files still get their report
             log.exception("the upload of one file failed")
             report.error = internal_error(exc, "import").message
@@ -82,13 +121,17 @@ def form_upload() -> tuple[str, int] | str:
         else:
             report.texts = _refused_texts(data, report.outcomes)
         failed |= any(outcome.internal for outcome in report.outcomes)
-        reports.append(report)
-    page = render_template("upload.html", reports=reports, problem=None, locate=_where)
-    return (page, 500) if failed else page
-
-
-WATCH_TEXT_LIMIT = 1024 * 1024
-"""Largest refused document the report carries for its "watch up to the error" form."""
+    problem = None
+    if storage_failed:
+        problem = ("The database failed, so the upload stopped (the storage is full, "
+                   "read-only or busy): the games reported stored are kept, and sending "
+                   "the same files again stores the others.")
+    elif over:
+        problem = ("This upload holds more than one request may: the files it could read "
+                   "are reported; send the others in another upload.")
+    page = render_template("upload.html", reports=reports, problem=problem, locate=_where)
+    status = 503 if storage_failed else 413 if over else 500 if failed else 200
+    return (page, status) if status != 200 else page
 
 
 def _refused_texts(data: bytes, outcomes: list[Outcome]) -> dict[int, str]:
@@ -96,16 +139,18 @@ def _refused_texts(data: bytes, outcomes: list[Outcome]) -> dict[int, str]:
 
     Without JavaScript the page cannot send the file again, so the report carries the
     document itself (gzip undone) in a hidden field; documents that could not be read
-    at all have nothing to watch, and very large ones are left to the watch page.
+    at all have nothing to watch, and one larger than the watch page takes pasted
+    (``MAX_FORM_MEMORY_SIZE``, counting each line break as the two bytes a browser
+    sends) is left to the watch page's file field.
     """
     wanted = {o.index for o in outcomes if o.status == "refused" and o.index is not None}
     if not wanted:
         return {}
+    most = int(current_app.config["MAX_FORM_MEMORY_SIZE"])
     texts = {}
-    for parsed in iter_documents(data, limits=current_app.config.get("PARSE_LIMITS")
-                                 or Limits()):
+    for parsed in iter_documents(data, limits=limits.parse_limits()):
         if parsed.index in wanted and parsed.text is not None \
-                and len(parsed.text) <= WATCH_TEXT_LIMIT:
+                and len(parsed.text) + parsed.text.count(b"\n") <= most:
             texts[parsed.index] = parsed.text.decode("utf-8", "replace")
     return texts
 

@@ -38,20 +38,16 @@ function rankOrder(maxPip) {
  * Deal a round from its seed (the round seed, like "abc/1": see roundSeed).
  * `ruleset` is the log's ruleset field. Resolves to
  * {seed, tilesEach, hands, boneyard, redeals, lot, opens: {seats, tile, drawForDouble}}:
- * hands in canonical order, the boneyard in draw order.
+ * hands in canonical order, the boneyard in draw order. A player count the rules do
+ * not allow throws RulesetError, as the recorder refuses it.
  */
 export async function deal(seed, { ruleset, players }) {
   const rules = resolveRules(ruleset);
-  if (!Number.isInteger(players) || players < rules.minPlayers || players > rules.maxPlayers) {
-    throw new RangeError(`${rules.preset} is played by ${rules.minPlayers} to ${rules.maxPlayers} players, not ${players}`);
-  }
+  rules.checkPlayers(players);
   const each = rules.tilesEach(players);
   const tiles = canonical(rules.maxPip, rules.sets);
-  if (!Number.isInteger(each) || each < 1 || each * players > tiles.length) {
-    throw new RangeError(`${players} players x ${each} tiles does not fit the ${tiles.length} tiles of the set`);
-  }
   const stream = new Stream(seed);
-  const opening = rules.opening(players);
+  const opening = rules.openingFor(players);
   const needsDouble = opening === "highest-double" || opening === "double-zero-first";
   let redeals = 0;
   let order;
@@ -78,7 +74,7 @@ export async function deal(seed, { ruleset, players }) {
     let tile = null;
     if (opening === "double-zero-first") tile = firstHeld(hands, ["0-0"]);
     if (tile === null && needsDouble) {
-      const order = rules.doubleOrder ?? Array.from({ length: rules.maxPip + 1 }, (_, i) => rules.maxPip - i);
+      const order = rules.doubleOrder.length ? rules.doubleOrder : Array.from({ length: rules.maxPip + 1 }, (_, i) => rules.maxPip - i);
       tile = firstHeld(hands, order.map((v) => `${v}-${v}`));
       if (tile === null && (rules.noDouble === "draw-for-double" || rules.noDouble === "everyone-draws-for-double")) {
         opens.drawForDouble = true;

@@ -1,10 +1,28 @@
 // The log builder: a domino-log/1 document written as the game is played. It knows
 // the document's shape, not the rules: the recorder replays the result and checks them.
 
+import { closeMatches } from "./words.js";
+
 const TILE = /^\d{1,2}-\d{1,2}$/;
 const ENDS = ["left", "right", "up", "down"];
+/** The fields a claimed result may have (schemas/domino-log-1.schema.json): a claim under another name would go unread, so it is refused. */
+const ROUND_RESULT = ["winners", "points", "bonus", "blocked", "pips_left", "ended_by"];
+const GAME_RESULT = ["scores", "winners"];
 
 export class LogError extends Error {}
+
+function checkClaim(result, known, what) {
+  if (typeof result !== "object" || Array.isArray(result)) {
+    throw new LogError(`${what} is an object like {${known.slice(0, 2).map((k) => `${k}: ...`).join(", ")}}, not ${JSON.stringify(result)}`);
+  }
+  for (const key of Object.keys(result)) {
+    if (result[key] === undefined || known.includes(key)) continue;
+    const close = closeMatches(key, known, 1);
+    const hint = close.length ? ` (did you mean "${close[0]}"?)` : "";
+    throw new LogError(`${what} has no field "${key}"${hint}; ${what} has ${known.slice(0, -1).join(", ")} and ${known[known.length - 1]}`);
+  }
+  return Object.fromEntries(Object.entries(result).filter(([, v]) => v !== undefined));
+}
 
 export class GameLog {
   /**
@@ -53,17 +71,23 @@ export class GameLog {
     return this.rounds.length;
   }
 
-  /** Close the round; `result` is what the frontend claims for it (optional). */
+  /**
+   * Close the round; `result` is what the frontend claims for it (optional): {winners,
+   * points, bonus, blocked, pips_left, ended_by}, as Round.result gives it. A field of
+   * another name is refused at once (the recorder would refuse the log).
+   */
   endRound(result = null) {
     this.current("end a round");
-    if (result !== null) this.rounds[this.rounds.length - 1].result = { ...result };
+    const claim = result === null ? null : checkClaim(result, ROUND_RESULT, "a round result");
+    if (claim !== null) this.rounds[this.rounds.length - 1].result = claim;
     this.open = false;
   }
 
   /** Close the game; `result` ({scores, winners}) is optional. */
   finish(result = null) {
+    const claim = result === null ? {} : checkClaim(result, GAME_RESULT, "a game result");
     if (this.open) this.endRound();
-    this.result = result === null ? {} : { ...result };
+    this.result = claim;
   }
 
   /** A tile placed; `end` (left, right, up, down) when more than one end took it. */

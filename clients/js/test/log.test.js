@@ -57,3 +57,15 @@ test("mistakes are refused where they are made", () => {
   assert.throws(() => new GameLog({ ruleset: "spilop", players: ["a", "b"] }).startRound(), /the game has no seed/);
   assert.throws(() => new GameLog({ ruleset: "spilop", players: ["a", "a"] }), /unique/);
 });
+
+test("a claim under a name the format does not know is refused where it is made", () => {
+  const log = new GameLog({ ruleset: "spilop", players: ["a", "b"], seed: "s" });
+  log.startRound();
+  assert.throws(() => log.endRound({ points: [0, 12], pipsLeft: [0, 12] }),
+    (err) => err instanceof LogError && err.message === 'a round result has no field "pipsLeft" (did you mean "pips_left"?); a round result has winners, points, bonus, blocked, pips_left and ended_by');
+  assert.throws(() => log.endRound({ endedBy: 1 }), /did you mean "ended_by"/);
+  log.endRound({ points: [0, 12], pips_left: [0, 12], ended_by: undefined });
+  assert.deepEqual(log.toJSON().rounds[0].result, { points: [0, 12], pips_left: [0, 12] });
+  assert.throws(() => log.finish({ Scores: [0, 12] }), /a game result has no field "Scores" \(did you mean "scores"\?\)/);
+  log.finish({ scores: [0, 12], winners: [1] });
+});

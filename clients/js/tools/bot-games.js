@@ -2,23 +2,41 @@
 // Bot games logged through the library, as JSON Lines: what a frontend does, end to end.
 //
 //   node tools/bot-games.js COUNT [PREFIX] > games.jsonl
+//   node tools/bot-games.js COUNT PREFIX --steps > steps.jsonl   (each game's legal moves too)
 //
-// A small legal-move bot plays spilop and classic games (bonus on and off, one or two
-// sets, 2-4 players) to the target: the library deals each round from its seed, the
-// Board places tiles and scores the bonus, GameLog writes the log, and the bot keeps
-// the hands, the boneyard, the turn and the scores. Every game claims its round and
-// game results, so `recorder validate` checks the bot's scores too
-// (tests/test_js_client.py replays them all).
+// A bot that picks a legal move at random plays every preset, and the options that
+// change how a round goes (draw rules, stock floor, spinner arms, closed doubles,
+// partnerships, the target and its mode, each blocked scoring, a fixed number of
+// hands, two sets, another tile set), to the end of the game. The library does all the
+// rules: deal() deals each round from its seed (or the bot writes the deal), Match and
+// Round give the legal moves, what a play scores and each round's result, and GameLog
+// writes the log, claiming every round's result and the game's. `recorder validate`
+// checks all of it (tests/test_js_client.py replays them all, and with --steps compares
+// the legal moves before every move with the engine's).
 
-import { Board, GameLog, deal, pips, roundSeed } from "../index.js";
+import { GameLog, Match, deal, roundSeed } from "../index.js";
 
-const SETUPS = [
+export const SETUPS = [
   [{ preset: "spilop", options: { bonus: true } }, [2, 3, 4]],
   [{ preset: "spilop", options: { bonus: true, sets: 2 } }, [2, 3, 4]],
   [{ preset: "spilop", options: { bonus: true, spinner_arms: "after-sides" } }, [2, 3]],
   [{ preset: "spilop", options: {} }, [2, 4]],
   [{ preset: "classic", options: {} }, [2, 3, 4]],
   [{ preset: "classic", options: { bonus: true, target: 60 } }, [2, 3]],
+  [{ preset: "classic", options: { partnerships: true, draw: "none", target: 60 } }, [4]],
+  [{ preset: "classic", options: { draw: "one", target: 60 } }, [2, 3]],
+  [{ preset: "kozel", options: {} }, [2, 3, 4]],
+  [{ preset: "kozel", options: { partnerships: true } }, [4]],
+  [{ preset: "italian", options: { target: 60 } }, [2, 3, 4]],
+  [{ preset: "norwegian", options: { target: 60 } }, [2]],
+  [{ preset: "openspiel-block", options: {} }, [2]],
+  [{ preset: "openspiel-team", options: {} }, [4]],
+  [{ preset: "dominoes-partners", options: { target: 60 } }, [4]],
+  [{ preset: "all-fives", options: { target: 61 } }, [2]],
+  [{ preset: "all-fives", options: { target: 61, spinner_max_arms: 4 } }, [2]],
+  [{ preset: "classic", options: { blocked_scoring: "lowest-takes-all", draw: "none", target: 60 } }, [3]],
+  [{ preset: "spilop", options: { bonus: true, hands: 3 } }, [3]],
+  [{ preset: "classic", options: { max_pip: 9, hand_size: 9, opening: "highest-tile", target: 80 } }, [3]],
 ];
 
 function mulberry32(seed) {
@@ -32,132 +50,64 @@ function mulberry32(seed) {
   };
 }
 
-const isDouble = (t) => t.split("-")[0] === t.split("-")[1];
-const handPips = (hand) => hand.reduce((s, t) => s + pips(t), 0);
+const pick = (rng, items) => items[Math.floor(rng() * items.length)];
+const text = (m) => `${m.player} ${m.action === "play" ? m.tile : m.action}${m.end ? ` ${m.end}` : ""}${m.closed ? " closed" : ""}`;
 
-function removeTile(hand, tile) {
-  const [a, b] = tile.split("-");
-  const i = hand.findIndex((t) => t === tile || t === `${b}-${a}`);
-  hand.splice(i, 1);
-}
-
-/** Points of a finished round, in twelfths (splits among 2, 3 or 4 stay whole). */
-function roundPoints(hands, winner, blocked) {
-  const left = hands.map(handPips);
-  const points = left.map(() => 0);
-  if (!blocked) {
-    points[winner] = 12 * left.reduce((s, p, i) => (i === winner ? s : s + p), 0);
-    return { points, winners: [winner], left };
-  }
-  const low = Math.min(...left);
-  const winners = left.flatMap((p, i) => (p === low ? [i] : []));
-  const pot = left.reduce((s, p, i) => (winners.includes(i) ? s : s + p), 0);
-  for (const w of winners) points[w] = (12 * pot) / winners.length;
-  return { points, winners, left };
-}
-
-export async function botGame(ruleset, players, seed, rng) {
-  const target = ruleset.options.target ?? 100;
+/**
+ * One whole game played by the bot and logged. `steps`, when given, collects the legal
+ * moves before every move (as "seat tile end" texts), per round.
+ */
+export async function botGame(ruleset, players, seed, rng, steps = null) {
   const ids = Array.from({ length: players }, (_, i) => `bot${i}`);
-  const log = new GameLog({ ruleset, players: ids, seed, gameId: seed, frontend: { name: "js-bots", version: "1" } });
-  const scores = ids.map(() => 0); // twelfths
-  for (let r = 1; r <= 200; r += 1) {
-    const dealt = await deal(roundSeed(seed, r), { ruleset, players });
-    log.startRound();
-    const hands = dealt.hands.map((h) => [...h]);
-    const boneyard = dealt.boneyard;
-    let drawn = 0;
-    const board = Board.forRuleset(ruleset);
-    const bonus = ids.map(() => 0);
-    const canPlay = (seat) => hands[seat].some((t) => board.fits(t).length > 0);
-    const stuck = () => drawn >= boneyard.length && !hands.some((_, s) => canPlay(s));
-    let seat;
-    let tile;
-    if (dealt.opens.drawForDouble) {
-      seat = 0;
-      for (;;) {
-        const t = boneyard[drawn];
-        drawn += 1;
-        hands[seat].push(t);
-        log.draw(seat, t);
-        if (isDouble(t)) break;
-        seat = (seat + 1) % players;
-      }
-      tile = hands[seat][hands[seat].length - 1];
-    } else {
-      seat = dealt.opens.seats[Math.floor(rng() * dealt.opens.seats.length)];
-      tile = dealt.opens.tile;
-    }
-    removeTile(hands[seat], tile);
-    bonus[seat] += board.place(tile).bonus;
-    log.play(seat, tile, null, { ms: Math.floor(rng() * 3000) });
-    let ended = null;
-    let blocked = false;
-    if (stuck()) {
-      ended = seat;
-      blocked = true;
-    }
-    seat = (seat + 1) % players;
-    while (ended === null) {
-      const options = [];
-      for (const t of new Set(hands[seat])) {
-        const ends = board.fits(t);
-        for (const e of ends) options.push([t, e, ends.length > 1]);
-      }
-      if (options.length) {
-        const [t, e, must] = options[Math.floor(rng() * options.length)];
-        removeTile(hands[seat], t);
-        bonus[seat] += board.place(t, e).bonus;
-        log.play(seat, t, must || rng() < 0.5 ? e : null);
-        if (hands[seat].length === 0) {
-          ended = seat;
-          break;
-        }
-        if (stuck()) {
-          ended = seat;
-          blocked = true;
-          break;
-        }
-        seat = (seat + 1) % players;
-      } else if (drawn < boneyard.length) {
-        const t = boneyard[drawn];
-        drawn += 1;
-        hands[seat].push(t);
-        log.draw(seat, rng() < 0.5 ? t : null);
-        if (stuck()) {
-          ended = seat;
-          blocked = true;
-        }
+  const log = new GameLog({ ruleset, players: ids, seed, gameId: seed, frontend: { name: "js-bots", version: "2" } });
+  const match = new Match(ruleset, players);
+  for (let r = 1; r <= 100 && !match.over; r += 1) {
+    const dealt = await deal(roundSeed(seed, r), { ruleset: match.rules, players });
+    const seatOpening = match.rules.openingFor(players) === "seat";
+    const opener = seatOpening && rng() < 0.5 ? Math.floor(rng() * players) : null;
+    const explicit = rng() < 0.2;
+    log.startRound({ deal: explicit ? { hands: dealt.hands, boneyard: dealt.boneyard } : null, opener });
+    const round = match.startRound(explicit ? { hands: dealt.hands, boneyard: dealt.boneyard } : dealt, { opener });
+    const seen = [];
+    while (!round.over) {
+      const legal = round.legalMoves();
+      seen.push(legal.map(text));
+      const move = pick(rng, legal);
+      const ms = Math.floor(rng() * 3000);
+      if (move.action === "play") {
+        // the end may be left out when it is the only one that takes the tile
+        const ends = new Set(legal.filter((m) => m.player === move.player && m.tile === move.tile).map((m) => m.end));
+        const end = ends.size > 1 || rng() < 0.5 ? move.end ?? null : null;
+        round.apply({ ...move, end });
+        log.play(move.player, move.tile, end, { ms, closed: move.closed === true });
+      } else if (move.action === "draw") {
+        const { tile } = round.apply(move);
+        log.draw(move.player, rng() < 0.5 ? tile : null, { ms });
       } else {
-        log.pass(seat);
-        seat = (seat + 1) % players;
+        round.apply(move);
+        log.pass(move.player, { ms });
       }
     }
-    const { points, winners, left } = roundPoints(hands, ended, blocked);
-    ids.forEach((_, p) => { scores[p] += points[p] + 12 * bonus[p]; });
-    log.endRound({ winners, points: points.map((x) => x / 12), bonus, blocked, pips_left: left, ended_by: ended });
-    if (scores.some((s) => s >= 12 * target)) {
-      const best = Math.max(...scores);
-      log.finish({ scores: scores.map((s) => s / 12), winners: scores.flatMap((s, i) => (s === best ? [i] : [])) });
-      return log;
-    }
+    if (steps) steps.push(seen);
+    match.finishRound(round);
+    log.endRound(round.result);
   }
-  log.finish();
+  log.finish(match.over ? { scores: match.scores, winners: match.winners } : null);
   return log;
 }
 
 async function main() {
   const count = Number(process.argv[2] || 10);
   const prefix = process.argv[3] || "js-bot";
-  const rng = mulberry32(20261130);
-  const lines = [];
+  const withSteps = process.argv.includes("--steps");
+  const rng = mulberry32(20261201);
   for (let i = 0; i < count; i += 1) {
     const [ruleset, counts] = SETUPS[i % SETUPS.length];
     const players = counts[Math.floor(i / SETUPS.length) % counts.length];
-    const log = await botGame(ruleset, players, `${prefix}-${i + 1}`, rng);
-    lines.push(log.serialize());
+    const steps = withSteps ? [] : null;
+    const log = await botGame(ruleset, players, `${prefix}-${i + 1}`, rng, steps);
+    process.stdout.write(`${withSteps ? JSON.stringify({ log: log.toJSON(), steps }) : log.serialize()}\n`);
   }
-  process.stdout.write(lines.join("\n") + "\n");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,14 +1,35 @@
 // The replay page: loads the frames the server computed, keeps the position (round,
 // move) in step with the address, and draws the table, the players and the words at
-// every step. It knows no rules: every number shown comes from a frame.
+// every step. It knows no rules: every number and every sentence about the rules comes
+// from a frame.
 
 import {Board} from "./board.js";
 import {syncControls, wireControls} from "./controls.js";
-import {drawSeats} from "./hands.js";
-import {describe, drawChoices, drawSummary, endsText} from "./panel.js";
+import {drawEnds, endsText} from "./ends.js";
+import {drawHandHere, drawSeats} from "./hands.js";
+import {MoveList} from "./moves.js";
+import {describe, drawChoices, drawRoundSummary} from "./panel.js";
+import {GameSummary} from "./summary.js";
 import {node, playerName} from "./text.js";
 
 const STEP_MS = 1100; // one move at speed 1
+const CHOICES_FLAG = "+choices"; // in the address: the panel of choices is open
+const NARROW = "(max-width: 700px)";
+
+/** An address's moment: `#r2m14`, `#r3` (its deal), with `+choices` for the open panel. */
+export function parseHash(hash) {
+  const m = /^#r(\d+)(?:m(\d+))?(\+choices)?$/.exec(hash || "");
+  if (!m) return null;
+  return {round: Number(m[1]), move: m[2] === undefined ? 0 : Number(m[2]), choices: Boolean(m[3])};
+}
+
+/** The words of a refusal: where, the move refused (with the page's names), the reason. */
+export function refusalText(e) {
+  if (e.round && e.move && e.what) return `Refused at round ${e.round}, move ${e.move} (${e.what}): ${e.why}`;
+  if (e.round && e.move) return `Refused at round ${e.round}, move ${e.move}: ${e.why || e.message}`;
+  if (e.round) return `Refused at round ${e.round}: ${e.why || e.message}`;
+  return `Refused: ${e.why || e.message}`;
+}
 
 class Replay {
   constructor(root, data) {
@@ -17,7 +38,11 @@ class Replay {
     this.rounds = (data.rounds || []).filter((r) => r && (r.frames || []).length);
     this.error = data.error || null;
     this.positions = [];
-    this.rounds.forEach((r, ri) => r.frames.forEach((_, fi) => this.positions.push([ri, fi])));
+    this.starts = [];
+    this.rounds.forEach((r, ri) => {
+      this.starts.push(this.positions.length);
+      r.frames.forEach((_, fi) => this.positions.push([ri, fi]));
+    });
     this.pos = 0;
     this.view = null;
     this.showChoices = false;
@@ -27,11 +52,14 @@ class Replay {
     this.board = new Board(root.querySelector("#board"));
     this.fullest = this.rounds.map((r) => r.frames.reduce(
       (best, f) => ((f.board || []).length > best.length ? f.board : best), []));
+    this.moves = null;
+    this.summary = new GameSummary(root.querySelector("#game-summary"), this.game, this.rounds,
+      this.error);
   }
 
   current() { return this.positions[this.pos] || [0, 0]; }
 
-  /** "Round 2, move 14", as the scrubber reads it out. */
+  /** "Round 2, move 14 of 30", as the scrubber reads it out. */
   where() {
     const [ri, fi] = this.current();
     const r = this.rounds[ri];
@@ -40,20 +68,22 @@ class Replay {
 
   hash() {
     const [ri, fi] = this.current();
-    return `#r${this.rounds[ri].round}m${this.rounds[ri].frames[fi].m}`;
+    return `#r${this.rounds[ri].round}m${this.rounds[ri].frames[fi].m}${this.showChoices ? CHOICES_FLAG : ""}`;
   }
 
   /** The position named by an address like `#r2m14`, or null. */
   parse(hash) {
-    const m = /^#r(\d+)(?:m(\d+))?$/.exec(hash || "");
-    if (!m) return null;
-    const ri = this.rounds.findIndex((r) => r.round === Number(m[1]));
-    if (ri < 0) return null;
+    const want = parseHash(hash);
+    if (!want) return null;
+    const ri = this.rounds.findIndex((r) => r.round === want.round);
+    if (ri < 0) { // a round past the last one: the end of the game
+      const last = this.rounds[this.rounds.length - 1];
+      return last && want.round > last.round ? this.positions.length - 1 : null;
+    }
     const frames = this.rounds[ri].frames;
-    const want = m[2] === undefined ? 0 : Number(m[2]);
-    let fi = frames.findIndex((f) => f.m === want);
-    if (fi < 0) fi = want > frames[frames.length - 1].m ? frames.length - 1 : 0;
-    return this.positions.findIndex(([a, b]) => a === ri && b === fi);
+    let fi = frames.findIndex((f) => f.m === want.move);
+    if (fi < 0) fi = want.move > frames[frames.length - 1].m ? frames.length - 1 : 0;
+    return this.starts[ri] + fi;
   }
 
   go(pos, {fromHash = false} = {}) {
@@ -61,8 +91,12 @@ class Replay {
     const fresh = next === this.pos + 1;
     this.pos = next;
     this.render(fresh);
-    if (!fromHash) history.replaceState(null, "", this.hash());
+    if (!fromHash) this.address();
     if (this.pos === this.positions.length - 1) this.pause();
+  }
+
+  address() {
+    if (location.hash !== this.hash()) history.replaceState(null, "", this.hash());
   }
 
   step(delta) {
@@ -72,22 +106,22 @@ class Replay {
 
   round(delta) {
     const [ri] = this.current();
-    const target = Math.max(0, Math.min(this.rounds.length - 1, ri + delta));
-    this.toRound(target);
+    this.toRound(Math.max(0, Math.min(this.rounds.length - 1, ri + delta)));
   }
 
-  toRound(ri) {
-    this.go(this.positions.findIndex(([a]) => a === ri));
-  }
+  toRound(ri) { this.go(this.starts[ri]); }
 
   /** The last frame before the refused move. */
-  toError() {
-    if (!this.error) return;
+  errorPosition() {
     let ri = this.rounds.findIndex((r) => r.round === this.error.round);
     if (ri < 0) ri = this.rounds.length - 1;
-    const last = this.positions.findLastIndex(([a]) => a === ri);
+    return this.starts[ri] + this.rounds[ri].frames.length - 1;
+  }
+
+  toError() {
+    if (!this.error) return;
     this.pause();
-    this.go(last);
+    this.go(this.errorPosition());
   }
 
   toggle() { if (this.playing) this.pause(); else this.play(); }
@@ -128,18 +162,13 @@ class Replay {
 
   setView(seat) { this.view = seat; this.render(false); }
 
-  setChoices(on) { this.showChoices = on; this.render(false); }
+  setChoices(on) { this.showChoices = on; this.render(false); this.address(); }
 
   /** The refused move's reason when this frame is the last one before it. */
   errorHere() {
     const e = this.error;
     if (!e) return null;
-    const [ri, fi] = this.current();
-    const lastOfRound = fi === this.rounds[ri].frames.length - 1;
-    const inRound = this.rounds[ri].round === e.round;
-    const lastRound = ri === this.rounds.length - 1;
-    return lastOfRound && (inRound || (lastRound && !this.rounds.some((r) => r.round === e.round)))
-      ? e : null;
+    return this.pos === this.errorPosition() ? e : null;
   }
 
   render(fresh) {
@@ -162,16 +191,7 @@ class Replay {
     const bone = $("boneyard");
     bone.textContent = `boneyard ${frame.boneyard}`;
     bone.dataset.count = String(frame.boneyard);
-    const ends = $("ends");
-    const et = endsText(frame);
-    ends.textContent = et ? `ends: ${et}` : "no tile yet";
-    for (const k of ["left", "right", "up", "down"]) {
-      const v = frame.ends ? frame.ends[k] : null;
-      if (v === null || v === undefined) delete ends.dataset[k]; else ends.dataset[k] = String(v);
-    }
-    if (frame.end_sum !== null && frame.end_sum !== undefined) {
-      ends.append(node("span", "sum", ` · sum ${frame.end_sum}`));
-    }
+    drawEnds($("ends"), $("ends-legend"), frame);
 
     // the table
     const moved = frame.move && frame.move.action === "play";
@@ -179,35 +199,42 @@ class Replay {
     this.board.draw(ri, this.fullest[ri], frame.board || [],
       {fresh: fresh ? lastSeq : null, last: lastSeq, ends: frame.board.length ? frame.ends : null});
     const count = (frame.board || []).length;
+    const et = endsText(frame);
     $("board").setAttribute("aria-label", count
       ? `${count} ${count === 1 ? "tile" : "tiles"} on the table; ends: ${et}` : "No tile on the table yet");
-    const events = describe(this.game, round, frame, prev, this.view);
     const ev = $("events");
     ev.replaceChildren();
-    for (const e of events) {
+    for (const e of describe(this.game, round, frame, this.view)) {
       const p = node("p", `event ${e.kind}`, e.text);
+      if (e.code) p.dataset.code = e.code;
       if (fresh && e.kind !== "play" && e.kind !== "deal") p.classList.add("flash");
       ev.append(p);
     }
+    // the reason is shown once: above the table at the refused move, else in the banner
+    // with the way back to it
     const err = this.errorHere();
     const box = $("refusal-here");
     box.hidden = !err;
-    if (err) {
-      $("refusal-here-text").textContent = `Move ${err.move} of round ${err.round} is refused: ${err.message}`;
-    }
+    if (err) $("refusal-here-text").textContent = refusalText(err);
+    if (this.error) $("refusal").hidden = Boolean(err);
     const table = $("table");
     table.classList.toggle("ended", Boolean(frame.ended));
     table.dataset.ended = frame.ended || "";
 
-    // players, choices, summaries
-    const compact = window.matchMedia("(max-width: 700px)").matches;
+    // players, choices, summaries, the move list
+    const compact = window.matchMedia(NARROW).matches;
     drawSeats($("seats"), this.game, frame, prev, this.view, round, compact);
+    const here = $("hand-here");
+    if (compact) drawHandHere(here, this.game, frame, prev, this.view, round);
+    else here.replaceChildren();
     const toggle = $("choices-toggle");
     toggle.setAttribute("aria-expanded", String(this.showChoices));
     const choices = $("choices");
     choices.hidden = !this.showChoices;
     if (this.showChoices) drawChoices(choices, this.game, frame, this.view);
-    drawSummary($("summary"), this.game, this.rounds, ri, fi, this.error);
+    drawRoundSummary($("summary"), this.game, this.rounds, ri, fi);
+    this.summary.show(this.pos === this.positions.length - 1);
+    if (this.moves) this.moves.update(ri, fi, this.view);
     syncControls(this, this.root);
   }
 }
@@ -253,31 +280,40 @@ function setup(root, data) {
     rs.append(o);
   });
   if (replay.error) {
-    const banner = root.querySelector("#refusal");
-    const e = replay.error;
-    root.querySelector("#refusal-text").textContent = e.round
-      ? `Refused at round ${e.round}, move ${e.move}: ${e.message}` : `Refused: ${e.message}`;
-    banner.hidden = false;
+    root.querySelector("#refusal-text").textContent = refusalText(replay.error);
+    root.querySelector("#refusal").hidden = false;
   }
   if (!replay.positions.length) { // refused before its first deal: nothing to play
     root.querySelector("#error-jump").hidden = true;
-    root.querySelector("#table").hidden = true;
-    root.querySelector("#controls").hidden = true;
+    for (const id of ["table", "controls", "hand-here", "ends", "status"]) {
+      root.querySelector(`#${id}`).hidden = true;
+    }
+    root.querySelector(".moves-area").hidden = true;
     root.setAttribute("aria-busy", "false");
     root.dataset.ready = "true";
     performance.mark("first-frame");
     return;
   }
+  replay.moves = new MoveList(root.querySelector("#moves"), replay);
   wireControls(replay, root);
   const start = replay.parse(location.hash);
-  replay.pos = start !== null && start >= 0 ? start : 0;
+  const wanted = parseHash(location.hash);
+  replay.showChoices = Boolean(wanted && wanted.choices);
+  // a refused log opens at its refused move; any other at the moment its address names
+  replay.pos = start !== null ? start : replay.error ? replay.errorPosition() : 0;
   replay.render(false);
+  if (start === null && replay.error) replay.address();
   root.setAttribute("aria-busy", "false");
   root.dataset.ready = "true";
   performance.mark("first-frame");
   window.addEventListener("hashchange", () => {
     const p = replay.parse(location.hash);
-    if (p !== null && p >= 0 && p !== replay.pos) replay.go(p, {fromHash: true});
+    const flag = parseHash(location.hash);
+    if (flag && flag.choices !== replay.showChoices) {
+      replay.showChoices = flag.choices;
+      if (p === replay.pos) replay.render(false);
+    }
+    if (p !== null && p !== replay.pos) replay.go(p, {fromHash: true});
   });
   let pending = null;
   window.addEventListener("resize", () => {

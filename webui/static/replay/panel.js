@@ -1,30 +1,35 @@
 // The words around the table: what the move was and why it matters, the choices the
-// mover had, the round and game summaries, and a refused log's reason.
+// mover had, and the round's summary. The sentences about rules (why a player drew or
+// passed, how a round ended, why the game is over) are the frames' own (`move.why`,
+// `marks`): the server words them, this module places them.
 
-import {fmt, listing, node, playerName} from "./text.js";
-
-const END_ORDER = ["left", "right", "up", "down"];
-
-/** "left 4 · right 6" (and the open-end sum when the rules score it). */
-export function endsText(frame) {
-  const ends = frame.ends || {};
-  const parts = [];
-  for (const k of [...END_ORDER, ...Object.keys(ends).filter((k) => !END_ORDER.includes(k))]) {
-    if (ends[k] !== null && ends[k] !== undefined) parts.push(`${k} ${ends[k]}`);
-  }
-  return parts.join(" · ");
-}
+import {fmt, listing, nameNode, node, playerName} from "./text.js";
 
 function moveLabel(c) {
   if (c.action !== "play") return c.action;
-  return c.end ? `${c.tile} ${c.end}` : String(c.tile);
+  const label = c.end ? `${c.tile} ${c.end}` : String(c.tile);
+  return c.closed ? `${label} closed` : label;
+}
+
+/** How a round ended, in a few words: "domino by Inga", "blocked", "Inga reaches the target". */
+export function endedWords(game, summary) {
+  if (!summary) return "";
+  const name = playerName((game.players || [])[summary.ended_by], summary.ended_by);
+  if (summary.how === "blocked") return "blocked";
+  if (summary.how === "target") return `${name} reaches the target`;
+  return `domino by ${name}`;
+}
+
+/** Whether a mark may be shown from `view`'s seat: a missed bonus tells of a hand. */
+export function visibleMark(mark, frame, view) {
+  return mark.kind !== "missed-bonus" || view === null || (frame.move && frame.move.player === view);
 }
 
 /**
  * What happened at this frame, as a short headline and an explanation; `kind` picks the
- * look (play, draw, pass, bonus, domino, blocked, deal).
+ * look (play, draw, pass, bonus, missed-bonus, domino, blocked, target, game-over, deal).
  */
-export function describe(game, round, frame, prev, view = null) {
+export function describe(game, round, frame, view = null) {
   const players = game.players || [];
   const name = (s) => playerName(players[s], s);
   const out = [];
@@ -36,26 +41,15 @@ export function describe(game, round, frame, prev, view = null) {
     else if (movers.length === 1) text += ` ${name(movers[0])} opens.`;
     else if (movers.length > 1) text += ` ${listing(movers.map(name))} may open.`;
     out.push({kind: "deal", text});
-  } else {
-    // from another seat's point of view a drawn tile is not seen
-    const hidden = view !== null && view !== move.player && move.public_text;
-    out.push({kind: move.action, text: (hidden ? move.public_text : move.text)
-      || `${name(move.player)} ${move.action}s`});
-    if (move.action === "pass") {
-      out.push({kind: "pass", text: `${name(move.player)} has nothing that fits (${endsText(prev || frame)}) and cannot draw.`});
-    } else if (move.action === "draw" && prev && prev.phase !== "draw-for-double") {
-      out.push({kind: "draw", text: `Nothing fits ${endsText(prev)}: ${name(move.player)} draws; ${frame.boneyard} left in the boneyard.`});
-    }
+    return out;
   }
-  if (frame.bonus) {
-    const b = frame.bonus;
-    out.push({kind: "bonus", text: `+${fmt(b.points)} for ${name(b.seat)}: the open ends add up to ${fmt(b.end_sum)}.`});
-  }
-  if (frame.ended === "domino") {
-    const who = move ? move.player : round.summary && round.summary.ended_by;
-    out.push({kind: "domino", text: `Domino! ${name(who)} plays the last tile and goes out.`});
-  } else if (frame.ended === "blocked") {
-    out.push({kind: "blocked", text: `Blocked: nobody can play on ${endsText(frame)} and the boneyard is closed. The pips left decide.`});
+  // from another seat's point of view a drawn tile is not seen
+  const hidden = view !== null && view !== move.player && move.public_text;
+  out.push({kind: move.action, text: (hidden ? move.public_text : move.text)
+    || `${name(move.player)} ${move.action}s`});
+  if (move.why) out.push({kind: move.action, text: move.why.text, code: move.why.code});
+  for (const mark of frame.marks || []) {
+    if (visibleMark(mark, frame, view)) out.push({kind: mark.kind, text: mark.text});
   }
   return out;
 }
@@ -78,6 +72,8 @@ export function drawChoices(root, game, frame, view = null) {
     return;
   }
   const players = game.players || [];
+  const missed = (frame.marks || []).find((m) => m.kind === "missed-bonus");
+  if (missed) root.append(node("p", "missed-line", missed.text));
   const list = node("ol", "choices-list");
   const best = Math.max(...choices.map((c) => Number(c.score) || 0));
   for (const c of choices) {
@@ -88,16 +84,19 @@ export function drawChoices(root, game, frame, view = null) {
     li.append(node("span", "what", `${who}${moveLabel(c)}`));
     const score = Number(c.score) || 0;
     const s = node("span", "score", score ? `+${fmt(score)}` : "0");
-    if (score && score === best) s.classList.add("best");
+    if (score && score === best) { s.classList.add("best"); li.dataset.best = "true"; }
     li.append(s);
-    if (c.ends_round) li.append(node("span", "ends-round", c.ends_round === "domino" ? "goes out" : "blocks"));
+    if (c.ends_round) {
+      const words = {domino: "goes out", blocked: "blocks", target: "reaches the target"};
+      li.append(node("span", "ends-round", words[c.ends_round] || c.ends_round));
+    }
     if (c.played) li.append(node("span", "played-mark", "played"));
     list.append(li);
   }
   root.append(list);
 }
 
-function scoreTable(players, rows, headers) {
+function scoreTable(rows, headers) {
   const table = node("table", "score-table");
   const thead = node("thead");
   const tr = node("tr");
@@ -107,47 +106,36 @@ function scoreTable(players, rows, headers) {
   const body = node("tbody");
   for (const row of rows) {
     const r = node("tr");
-    row.forEach((cell, i) => r.append(node(i === 0 ? "th" : "td", null, cell)));
+    row.forEach((cell, i) => {
+      const c = node(i === 0 ? "th" : "td");
+      if (cell instanceof Node) c.append(cell); else c.textContent = cell;
+      r.append(c);
+    });
     body.append(r);
   }
   table.append(body);
   return table;
 }
 
-/** The round's summary (at its last frame) and, at the very end, the game's. */
-export function drawSummary(root, game, rounds, ri, fi, error) {
+/** The round's summary at its last frame: how it ended, who won, each player's numbers. */
+export function drawRoundSummary(root, game, rounds, ri, fi) {
   root.replaceChildren();
   const round = rounds[ri];
   const last = fi === round.frames.length - 1;
   const players = game.players || [];
   const name = (s) => playerName(players[s], s);
-  if (last && round.summary) {
-    const s = round.summary;
-    const box = node("section", "round-summary");
-    box.setAttribute("aria-label", `Round ${round.round} summary`);
-    box.append(node("h2", null, `Round ${round.round}: ${s.how === "blocked" || s.blocked ? "blocked" : `domino by ${name(s.ended_by)}`}`));
-    const won = (s.winners || []).map(name);
-    box.append(node("p", null, won.length ? `${listing(won)} ${won.length > 1 ? "win" : "wins"} the round.` : "Nobody wins the round."));
-    const rows = players.map((p, i) => [name(i), fmt((s.pips_left || [])[i]), fmt((s.points || [])[i]),
-      fmt((s.bonus || [])[i]), fmt((s.scores || [])[i])]);
-    box.append(scoreTable(players, rows, ["player", "pips left", "points", "bonus", "score"]));
-    root.append(box);
-  }
-  const atEnd = ri === rounds.length - 1 && last;
-  if (atEnd && game.status === "finished") {
-    const box = node("section", "game-summary");
-    box.setAttribute("aria-label", "Game summary");
-    const winners = (game.winners || []).map(name);
-    box.append(node("h2", null, `Game over: ${listing(winners)} ${winners.length > 1 ? "win" : "wins"}`));
-    const rows = [];
-    for (const r of rounds) {
-      if (!r.summary || !r.summary.scores) continue;
-      rows.push([`round ${r.round}`, ...r.summary.scores.map(fmt)]);
-    }
-    rows.push(["final", ...(game.scores || []).map(fmt)]);
-    box.append(scoreTable(players, rows, ["", ...players.map((p, i) => name(i))]));
-    root.append(box);
-  } else if (atEnd && !error && game.status !== "finished") {
-    root.append(node("p", "hint unfinished", "The log ends here: the game was not finished."));
-  }
+  if (!last || !round.summary) return;
+  const s = round.summary;
+  const box = node("section", "round-summary");
+  box.dataset.how = s.how;
+  box.setAttribute("aria-label", `Round ${round.round} summary`);
+  box.append(node("h2", null, `Round ${round.round}: ${endedWords(game, s)}`));
+  const won = (s.winners || []).map(name);
+  box.append(node("p", null, won.length ? `${listing(won)} ${won.length > 1 ? "win" : "wins"} the round.` : "Nobody wins the round."));
+  const over = (round.frames[fi].marks || []).find((m) => m.kind === "game-over");
+  if (over) box.append(node("p", "game-over-line", over.text));
+  const rows = players.map((p, i) => [nameNode(players, i), fmt((s.pips_left || [])[i]),
+    fmt((s.points || [])[i]), fmt((s.bonus || [])[i]), fmt((s.scores || [])[i])]);
+  box.append(scoreTable(rows, ["player", "pips left", "points", "bonus", "score"]));
+  root.append(box);
 }

@@ -25,3 +25,39 @@ export function node(tag, cls = null, text = null) {
   if (text !== null && text !== undefined) n.textContent = String(text);
   return n;
 }
+
+/**
+ * The player's statistics page, when the page links players (a stored game: the
+ * template gives `data-player-url` with PLAYER where the id goes), else null.
+ */
+export function playerHref(p) {
+  const root = document.getElementById("replay");
+  const pattern = root && root.dataset.playerUrl;
+  if (!pattern || !p || typeof p.id !== "string" || !p.id) return null;
+  return pattern.replace("PLAYER", encodeURIComponent(p.id));
+}
+
+/** The player's name as a link to their page where there is one, else as text. */
+export function nameNode(players, seat, cls = "name") {
+  const p = players[seat];
+  const href = playerHref(p);
+  const n = node(href ? "a" : "span", cls, playerName(p, seat));
+  if (href) {
+    n.href = href;
+    n.classList.add("player-link");
+  }
+  return n;
+}
+
+/** The sides that score together (teams), or one side a seat. */
+export function sidesOf(game) {
+  const n = (game.players || []).length;
+  const sides = game.sides && game.sides.length ? game.sides : null;
+  return sides || Array.from({length: n}, (_, i) => [i]);
+}
+
+/** "Brygger & Guttorm" for a side of several seats, the name for one. */
+export function sideName(game, side) {
+  const players = game.players || [];
+  return side.map((s) => playerName(players[s], s)).join(" & ");
+}

@@ -1,73 +1,101 @@
 // The blocked-rounds dashboard: every figure from one GET /api/stats/blocked answer.
 
 import {
-  API, barTrace, drawChart, fmtInt, fmtShare, narrow, paddedRange, palette, playerPage,
-  plotText, shareAxis, startPage, withQuery,
+  API, barTrace, drawChart, errorBars, fmtInt, fmtInterval, fmtShare, narrow, paddedRange,
+  palette, playerPage, plotText, shareAxis, startPage, variantTick, withQuery,
 } from "./common.js";
 
 function headline(data) {
   const box = document.getElementById("share");
   box.querySelector(".headline-value").textContent = fmtShare(data.share);
+  box.querySelector(".headline-interval").textContent = fmtInterval(data.low, data.high, "share");
   box.querySelector(".headline-detail").textContent =
     `${fmtInt(data.blocked)} of ${fmtInt(data.rounds)} rounds`;
 }
 
-// Rows: preset and draw policy; columns: number of players; a cell is the blocked share.
+const openGames = (point) => {
+  const url = Array.isArray(point.customdata) ? point.customdata.at(-1) : point.customdata;
+  if (url) window.location.href = url;
+};
+
+// Rows: variants; columns: number of players; a cell is the blocked share. A cell of
+// fewer rounds than the minimum sample is drawn grey in a trace of its own, so that 1 of
+// 4 rounds does not outshine 200 of 2,000.
 function drawRules(data) {
   const rows = data.by_rules ?? [];
   const small = narrow();
-  const rowKey = (r) => `${r.preset} · draw: ${r.draw ?? "–"}`;
+  const rowKey = (r) => r.label ?? r.variant;
   const rowKeys = [...new Set(rows.map(rowKey))].sort().reverse();
   const counts = [...new Set(rows.map((r) => r.players))].sort((a, b) => a - b);
   const cell = new Map(rows.map((r) => [`${rowKey(r)}|${r.players}`, r]));
-  const z = [];
-  const text = [];
-  const custom = [];
+  const grids = { z: [], thinZ: [], text: [], thinText: [], custom: [] };
   for (const key of rowKeys) {
     const zRow = [];
+    const thinRow = [];
     const tRow = [];
+    const thinTRow = [];
     const cRow = [];
     for (const n of counts) {
       const r = cell.get(`${key}|${n}`);
-      zRow.push(r ? r.share : null);
-      // The sample under the share: 40% of 5 rounds is not 40% of 500.
-      tRow.push(r ? `${fmtShare(r.share)}<br>${fmtInt(r.blocked)}/${fmtInt(r.rounds)}` : "");
-      cRow.push(r ? [fmtInt(r.blocked), fmtInt(r.rounds)] : ["–", "–"]);
+      zRow.push(r && !r.thin ? r.share : null);
+      thinRow.push(r && r.thin ? 0 : null);
+      // The sample and the interval under the share: 40% of 5 rounds is not 40% of 500.
+      const interval = r && r.low !== null ? `${fmtShare(r.low, 0)}–${fmtShare(r.high, 0)}` : "";
+      const text = r ? `${fmtShare(r.share)}${small ? "" : ` (${interval})`}<br>` +
+        `${fmtInt(r.blocked)}/${fmtInt(r.rounds)}${r.thin ? " · few" : ""}` : "";
+      // each trace writes only its own cells
+      tRow.push(r && !r.thin ? text : "");
+      thinTRow.push(r && r.thin ? text : "");
+      cRow.push(r ? [fmtInt(r.blocked), fmtInt(r.rounds), fmtShare(r.share),
+        fmtInterval(r.low, r.high, "share"),
+        r.thin ? `fewer than ${fmtInt(data.min_sample)} rounds: too few to compare` : "",
+        r.games_url] : ["–", "–", "–", "", "", ""]);
     }
-    z.push(zRow);
-    text.push(tRow);
-    custom.push(cRow);
+    grids.z.push(zRow);
+    grids.thinZ.push(thinRow);
+    grids.text.push(tRow);
+    grids.thinText.push(thinTRow);
+    grids.custom.push(cRow);
   }
   const colors = palette();
-  drawChart("chart-rules", [{
-    type: "heatmap",
-    x: counts.map((n) => (small ? `${n}p` : `${n} players`)),
-    // On a phone the draw policy goes under the preset: the cells keep the width.
-    y: rowKeys.map((key) => (small ? plotText(key).replace(" · ", "<br>") : plotText(key))),
-    z,
-    text,
-    customdata: custom,
-    texttemplate: "%{text}",
-    zmin: 0,
-    colorscale: [[0, "#ffffff"], [1, colors.warm]],
-    showscale: !small,
-    colorbar: { tickformat: ".0%", thickness: 10, outlinewidth: 0 },
-    xgap: 2,
-    ygap: 2,
-    hoverongaps: false,
+  const x = counts.map((n) => (small ? `${n}p` : `${n} players`));
+  // On a phone a long variant's options go under its preset: the cells keep the width.
+  const y = rowKeys.map((key) => variantTick(key));
+  const common = {
+    type: "heatmap", x, y, customdata: grids.custom,
+    texttemplate: "%{text}", xgap: 2, ygap: 2, hoverongaps: false,
     hovertemplate: "%{y}, %{x}<br>%{customdata[0]} of %{customdata[1]} rounds blocked: " +
-      "%{z:.1%}<extra></extra>",
-  }], {
-    height: Math.max(180, 70 + 48 * rowKeys.length),
+      "%{customdata[2]}<br>%{customdata[3]}<br>%{customdata[4]}<extra></extra>",
+  };
+  drawChart("chart-rules", [
+    {
+      ...common, z: grids.z, text: grids.text, zmin: 0,
+      colorscale: [[0, "#ffffff"], [1, colors.warm]],
+      showscale: !small, colorbar: { tickformat: ".0%", thickness: 10, outlinewidth: 0 },
+    },
+    {
+      ...common, z: grids.thinZ, text: grids.thinText, zmin: 0, zmax: 1, showscale: false,
+      colorscale: [[0, colors.thinCell], [1, colors.thinCell]],
+      textfont: { color: colors.muted },
+    },
+  ], {
+    height: Math.max(180, 70 + (small ? 56 : 48) * rowKeys.length),
     margin: { l: 8, r: 8, t: 30, b: 8, pad: 2 },
     xaxis: { type: "category", side: "top", showgrid: false, tickangle: 0 },
     yaxis: { type: "category", showgrid: false, automargin: true },
-  }, { empty: rows.length ? null : "No rounds under these filters." });
+  }, { empty: rows.length ? null : "No rounds under these filters.", onClick: openGames });
+  const thin = rows.filter((r) => r.thin).length;
+  document.querySelector("#chart-rules .chart-thin").textContent = thin
+    ? `${fmtInt(thin)} cell${thin === 1 ? " has" : "s have"} fewer than ` +
+      `${fmtInt(data.min_sample)} rounds (grey, "few"): their share is shown, not coloured.`
+    : "";
 }
 
 function drawOverTime(data) {
   const rows = data.over_time ?? [];
   const colors = palette();
+  const custom = rows.map((r) => [fmtInt(r.blocked), fmtInt(r.rounds), fmtShare(r.share),
+    fmtInterval(r.low, r.high, "share"), r.games_url]);
   drawChart("chart-time", [
     {
       type: "bar",
@@ -75,6 +103,7 @@ function drawOverTime(data) {
       y: rows.map((r) => r.rounds),
       name: "rounds",
       marker: { color: colors.band },
+      customdata: custom,
       hovertemplate: "%{x}: %{y} rounds<extra></extra>",
     },
     {
@@ -82,13 +111,14 @@ function drawOverTime(data) {
       mode: "lines+markers",
       x: rows.map((r) => r.period),
       y: rows.map((r) => r.share),
-      name: "share blocked",
+      name: "share blocked (95% interval)",
       yaxis: "y2",
       line: { color: colors.warm, width: 2 },
       marker: { size: 6 },
-      customdata: rows.map((r) => [fmtInt(r.blocked), fmtInt(r.rounds), fmtShare(r.share)]),
+      error_y: errorBars(rows, { color: colors.warm }),
+      customdata: custom,
       hovertemplate: "%{x}<br>%{customdata[0]} of %{customdata[1]} rounds blocked: " +
-        "%{customdata[2]}<extra></extra>",
+        "%{customdata[2]}<br>%{customdata[3]}<extra></extra>",
     },
   ], {
     showlegend: true,
@@ -101,7 +131,7 @@ function drawOverTime(data) {
       ...shareAxis, overlaying: "y", tickmode: "auto", side: "left", fixedrange: true,
       title: { text: "share blocked" },
     },
-  }, { empty: rows.length ? null : "No rounds under these filters." });
+  }, { empty: rows.length ? null : "No rounds under these filters.", onClick: openGames });
 }
 
 function drawCounts(id, rows, key, { xTitle, hover, empty }) {
@@ -135,7 +165,7 @@ function drawEnders(data, params) {
       horizontal: true,
       outside: true,
       color: palette().warm,
-      customdata: rows.map((r) => playerPage(r.player, params)),
+      customdata: rows.map((r) => r.games_url ?? playerPage(r.player, params)),
       hover: "%{y}: ended %{x} blocked rounds",
       text: rows.map((r) => fmtInt(r.count)),
     }),
@@ -148,7 +178,7 @@ function drawEnders(data, params) {
     yaxis: { type: "category", automargin: true },
   }, {
     empty: rows.length ? null : "No blocked rounds under these filters.",
-    onClick: (point) => { window.location.href = point.customdata; },
+    onClick: openGames,
   });
 }
 

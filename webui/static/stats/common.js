@@ -36,6 +36,19 @@ export function plotText(value) {
     .replaceAll(">", "&gt;");
 }
 
+// A variant's label as an axis tick: on a phone its options go under the preset, one a
+// line, so that the plot keeps its width.
+export function variantTick(label) {
+  const text = plotText(label);
+  if (!narrow()) return text;
+  return text.replace(" (", "<br>(").replaceAll(", ", ",<br>");
+}
+
+// A bar's value written inside its base end, clear of the interval's whiskers at its tip.
+export const insideText = {
+  textposition: "inside", insidetextanchor: "start", textfont: { color: "#fff" },
+};
+
 // ---------------------------------------------------------------------------------------
 // Numbers.
 
@@ -53,6 +66,19 @@ export function fmtNumber(value) {
 export function fmtShare(value, digits = 1) {
   if (value === null || value === undefined) return "–";
   return `${(value * 100).toFixed(digits)}%`;
+}
+
+// A 95% interval as the pages write it: "95% CI 17.2% – 26.0%" (nothing without one).
+export function fmtInterval(low, high, unit, { prefix = "95% CI " } = {}) {
+  if (low === null || low === undefined || high === null || high === undefined) return "";
+  return `${prefix}${fmtMetric(low, unit)} – ${fmtMetric(high, unit)}`;
+}
+
+// Which way a metric is good for the player, as the API's `better` says.
+export function betterText(better) {
+  if (better === "higher") return "Higher is better.";
+  if (better === "lower") return "Lower is better.";
+  return "Neither higher nor lower is better.";
 }
 
 // Units as the API names them ("share of games", "points", "ms"...): shares are
@@ -89,6 +115,22 @@ export function currentFilters(extraKeys = []) {
 export function withQuery(path, params) {
   const query = params.toString();
   return query ? `${path}?${query}` : path;
+}
+
+// plotly error bars from each value's interval (values without one get none).
+export function errorBars(rows, { value = "share", color } = {}) {
+  const plus = [];
+  const minus = [];
+  for (const r of rows) {
+    const v = r[value];
+    const ok = v !== null && v !== undefined && r.low !== null && r.low !== undefined;
+    plus.push(ok ? r.high - v : 0);
+    minus.push(ok ? v - r.low : 0);
+  }
+  return {
+    type: "data", symmetric: false, array: plus, arrayminus: minus, thickness: 1.5,
+    width: 4, color: color ?? palette().ink, visible: true,
+  };
 }
 
 export function playerPage(id, params) {
@@ -185,6 +227,7 @@ export function palette() {
     accentSoft: cssColor("--accent-soft", "#a9d3c7"),
     warm: cssColor("--warm", "#c26a1b"),
     band: cssColor("--band", "#e4ecea"),
+    thinCell: cssColor("--thin-cell", "#eceff1"),
   };
 }
 
@@ -288,6 +331,22 @@ function setState(state, message = "") {
   const empty = document.getElementById("empty");
   const dashboard = document.getElementById("dashboard");
   document.body.dataset.state = state;
+  if (state === "empty") {
+    // A filter that leaves no game a figure can be counted over says why, not "no games";
+    // a page waiting for a choice says what to choose ({title, text}).
+    const given = typeof message === "object" && message ? message
+      : { text: typeof message === "string" ? message : "" };
+    document.getElementById("empty-title").textContent = given.title ??
+      (given.text ? "Nothing to count under these filters." : "No games match these filters.");
+    const why = document.getElementById("empty-reason");
+    why.textContent = given.text ?? "";
+    for (const [i, link] of (given.links ?? []).entries()) {
+      why.append(i ? ", " : ` ${given.linksLabel ?? ""} `, el("a", { href: link.href }, link.text));
+    }
+    if (given.links?.length) why.append(".");
+    why.hidden = !given.text;
+    document.getElementById("empty-hint").hidden = Boolean(given.title);
+  }
   status.textContent = state === "loading" ? "Loading…" : "";
   status.hidden = state !== "loading";
   problem.textContent = state === "error" ? message : "";
@@ -306,6 +365,57 @@ function summarize(params) {
 }
 
 let indexPromise = null;
+
+// Counters made by an older version (or being made again) are partial: say so on every page.
+async function countersNotice() {
+  const index = await statsIndex();
+  const counters = index?.counters;
+  const note = document.getElementById("counters-notice");
+  if (!note || !counters?.rebuild_needed) return;
+  note.textContent = counters.version === "rebuilding"
+    ? "The figures are being counted again (recorder stats rebuild): until it ends they " +
+      "cover only part of the games."
+    : "Some figures of this store were counted by an older version of the recorder and " +
+      "are missing or zero: run recorder stats rebuild to count them again.";
+  note.hidden = false;
+}
+
+// The player filter takes an id; typing part of a name offers the matching players, and a
+// name typed in full is taken as that player's id when exactly one player has it.
+const people = new Map();
+
+async function searchPeople(text) {
+  const data = await getJSON(`${API}/people?q=${encodeURIComponent(text)}`).catch(() => null);
+  for (const p of data?.players ?? []) people.set(p.id, p);
+  return data?.players ?? [];
+}
+
+function playerSearch(form) {
+  const input = form.querySelector("input[name=player]");
+  const list = document.getElementById("player-choices");
+  if (!input || !list) return;
+  let timer = null;
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    const text = input.value.trim();
+    if (!text) return;
+    timer = setTimeout(async () => {
+      const found = await searchPeople(text);
+      if (input.value.trim() !== text) return;
+      list.replaceChildren(...found.map((p) => el("option", {
+        value: p.id, label: `${p.name ?? p.id} · ${fmtInt(p.games)} game${p.games === 1 ? "" : "s"}`,
+      })));
+    }, 150);
+  });
+}
+
+async function resolvePlayer(value) {
+  if (!value || people.has(value)) return value;
+  const found = await searchPeople(value);
+  if (found.some((p) => p.id === value)) return value;
+  const named = found.filter((p) => String(p.name ?? "").toLowerCase() === value.toLowerCase());
+  return named.length === 1 ? named[0].id : value;
+}
 
 // GET /api/stats once per page: the choices for the filter selects and the endpoints.
 export function statsIndex() {
@@ -329,9 +439,11 @@ async function fillFilterChoices(form, params) {
 }
 
 // Start a dashboard. `api(params)` gives the JSON URL for the filters, `isEmpty(data)` says
-// when nothing matched, `render(data, context)` draws. `extraKeys` are address parameters
-// that belong to the page (a table's sort order) and are not sent to the API.
-export function startPage({ api, isEmpty, render, extraKeys = [] }) {
+// when nothing matched (true, or a sentence that says why), `render(data, context)` draws.
+// `extraKeys` are address parameters that belong to the page (a table's sort order, the
+// two variants compared): kept when the filters change, and not sent as filters. `api` may
+// answer null until the page has what it needs; `idle` then says what to choose.
+export function startPage({ api, isEmpty, render, extraKeys = [], idle = null }) {
   const form = document.getElementById("filters");
   if (narrow()) document.getElementById("filter-box").open = false;
   let controller = null;
@@ -341,6 +453,11 @@ export function startPage({ api, isEmpty, render, extraKeys = [] }) {
     const url = api(params);
     updateKeptLinks(params);
     summarize(params);
+    if (!url) {  // the page needs a choice first (the two variants to compare)
+      controller?.abort();
+      setState("empty", idle);
+      return;
+    }
     for (const link of document.querySelectorAll("a.json")) link.setAttribute("href", url);
     controller?.abort();
     controller = new AbortController();
@@ -356,8 +473,9 @@ export function startPage({ api, isEmpty, render, extraKeys = [] }) {
       return;
     }
     if (mine !== controller) return;
-    if (isEmpty(data)) {
-      setState("empty");
+    const empty = isEmpty(data);
+    if (empty) {
+      setState("empty", empty);
       return;
     }
     // Shown before drawing: plotly measures the container it draws into.
@@ -369,10 +487,16 @@ export function startPage({ api, isEmpty, render, extraKeys = [] }) {
     document.body.dataset.rendered = url;
   }
 
-  function navigate(params) {
+  async function navigate(params) {
     const extras = new URLSearchParams(window.location.search);
     for (const key of extraKeys) {
       if (extras.get(key)) params.set(key, extras.get(key));
+    }
+    if (params.get("player")) {
+      const id = await resolvePlayer(params.get("player"));
+      params.set("player", id);
+      const input = form.querySelector("input[name=player]");
+      if (input) input.value = id;
     }
     const target = withQuery(window.location.pathname, params);
     if (target !== window.location.pathname + window.location.search) {
@@ -398,6 +522,41 @@ export function startPage({ api, isEmpty, render, extraKeys = [] }) {
   });
 
   fillFilterChoices(form, currentFilters());
+  playerSearch(form);
+  countersNotice();
   load();
-  return { reload: load };
+  return { reload: load, navigate };
+}
+
+// ---------------------------------------------------------------------------------------
+// The two-variant picker of the variants and compare pages.
+
+// Fill the picker's selects with the stored variants, chosen as the address says (or as
+// `defaults` suggest); submitting opens the comparison with the page's filters.
+export async function compareForm({ defaults = [], onChoose = null } = {}) {
+  const form = document.getElementById("compare-form");
+  if (!form) return null;
+  const index = await statsIndex();
+  const choices = index?.filters?.variant ?? [];
+  const here = new URLSearchParams(window.location.search);
+  ["a", "b"].forEach((name, i) => {
+    const select = form.elements[name];
+    const current = here.get(name) ?? select.value ?? defaults[i] ?? "";
+    fillSelect(select, choices, current || defaults[i] || "");
+  });
+  form.dataset.ready = "true";
+  if (!form.dataset.bound) {
+    form.dataset.bound = "true";
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const params = currentFilters();
+      params.delete("variant");
+      params.set("a", form.elements.a.value);
+      params.set("b", form.elements.b.value);
+      const target = withQuery("/stats/compare", params);
+      if (onChoose) onChoose(target);
+      else window.location.href = target;
+    });
+  }
+  return form;
 }

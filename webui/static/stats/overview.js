@@ -17,28 +17,38 @@ async function endpoints(params) {
   const list = document.getElementById("endpoints");
   list.replaceChildren(...(index?.endpoints ?? []).map((e) => {
     const url = withQuery(e.url, params);
-    // A URL template (".../<id>") is shown, not linked.
+    // A URL template (".../<id>", "?a=<variant>...") is shown, not linked.
+    const template = e.url.includes("<") || e.needs;
     return el("li", {},
-      e.url.includes("<") ? el("code", {}, url) : el("a", { href: url }, url),
+      template ? el("code", {}, e.needs ? `${e.url}${e.needs}` : url) : el("a", { href: url }, url),
       el("span", { class: "endpoint-title" }, ` ${e.title ?? ""}`),
       e.description ? el("span", { class: "hint" }, `: ${e.description}`) : null);
   }));
 }
 
 startPage({
-  // The overview's own numbers are the bonus dashboard's; blocked and players load beside.
-  api: (params) => withQuery(`${API}/bonus`, params),
-  isEmpty: (data) => !data.plays,
-  async render(bonus, { params }) {
-    card("bonus", fmtShare(bonus.share),
-      `of ${fmtInt(bonus.plays)} plays scored a bonus`);
-    const [blocked, players] = await Promise.all([
-      getJSON(withQuery(`${API}/blocked`, params)).catch(() => null),
+  // The overview's own numbers are the blocked dashboard's (every game has rounds); the
+  // bonus, variants and players load beside.
+  api: (params) => withQuery(`${API}/blocked`, params),
+  isEmpty: (data) => !data.rounds,
+  async render(blocked, { params }) {
+    card("blocked", fmtShare(blocked.share), `of ${fmtInt(blocked.rounds)} rounds ended blocked`);
+    const [bonus, variants, players] = await Promise.all([
+      getJSON(withQuery(`${API}/bonus`, params)).catch(() => null),
+      getJSON(withQuery(`${API}/variants`, params)).catch(() => null),
       getJSON(withQuery(`${API}/players`, params)).catch(() => null),
       endpoints(params),
     ]);
-    if (blocked) {
-      card("blocked", fmtShare(blocked.share), `of ${fmtInt(blocked.rounds)} rounds ended blocked`);
+    if (bonus?.scope?.reason) {
+      card("bonus", "–", bonus.scope.reason);
+    } else if (bonus) {
+      const n = bonus.scope?.variants?.length ?? 0;
+      card("bonus", fmtShare(bonus.share), `of ${fmtInt(bonus.plays)} plays scored a bonus, in ` +
+        `the ${n === 1 ? "variant" : `${fmtInt(n)} variants`} with a bonus rule`);
+    }
+    if (variants) {
+      const n = (variants.variants ?? []).length;
+      card("variants", fmtInt(n), `variant${n === 1 ? "" : "s"} under these filters`);
     }
     if (players) {
       const n = (players.players ?? []).length;

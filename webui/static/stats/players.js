@@ -4,7 +4,7 @@
 // link; those two parameters belong to the page and are not sent to the API.
 
 import {
-  API, el, fmtInt, fmtMetric, playerPage, startPage, withQuery,
+  API, betterText, el, fmtInt, fmtMetric, playerPage, startPage, withQuery,
 } from "./common.js";
 
 const table = document.getElementById("players-table");
@@ -43,8 +43,8 @@ function columns(data) {
     { key: "rounds", label: "Rounds", title: "Rounds played under these filters",
       value: (p) => p.rounds },
     ...(data.metrics ?? []).map((m) => ({
-      key: m.key, label: m.label ?? m.key, title: m.definition ?? "", metric: m,
-      value: (p) => p.metrics?.[m.key]?.value ?? null,
+      key: m.key, label: m.label ?? m.key, title: `${m.definition ?? ""} ${betterText(m.better)}`,
+      metric: m, value: (p) => p.metrics?.[m.key]?.value ?? null,
     })),
   ];
 }
@@ -87,14 +87,18 @@ function metricCell(metric, figure) {
       title: `Too small a sample: ${n} of the ${minimum} needed`,
     }, el("span", { class: "value" }, "–"), el("span", { class: "n" }, `n ${fmtInt(n)}`));
   }
-  const interval = figure.low !== null && figure.low !== undefined
+  const hasInterval = figure.low !== null && figure.low !== undefined;
+  const interval = hasInterval
     ? `95% confidence interval ${fmtMetric(figure.low, metric.unit)} – ` +
       `${fmtMetric(figure.high, metric.unit)}, `
     : "";
+  // The interval is written in the cell, not only in its tooltip: a phone has no hover.
   return el("td", {
     class: "num", "data-value": figure.value, "data-n": figure.n,
     title: `${interval}sample ${fmtInt(figure.n)}`,
   }, el("span", { class: "value" }, fmtMetric(figure.value, metric.unit)),
+  hasInterval ? el("span", { class: "ci" },
+    `${fmtMetric(figure.low, metric.unit)}–${fmtMetric(figure.high, metric.unit)}`) : null,
   el("span", { class: "n" }, `n ${fmtInt(figure.n)}`));
 }
 
@@ -124,7 +128,7 @@ function render() {
   )));
   document.querySelector("#definitions dl").replaceChildren(...metrics.flatMap((m) => [
     el("dt", {}, m.label ?? m.key),
-    el("dd", {}, m.definition ?? "", " ",
+    el("dd", {}, m.definition ?? "", " ", betterText(m.better), " ",
       el("span", { class: "n" }, `(${m.unit}; shown from a sample of ${fmtInt(m.min_sample)})`)),
   ]));
   const count = (data.players ?? []).length;

@@ -1,0 +1,144 @@
+"""How the service is served: ``recorder serve`` runs the app under waitress (not Flask's
+development server) and stops on Ctrl-C; waitress refuses a body over the app's limit
+before receiving it, in the documented production command too; and the answers waitress
+makes itself carry the app's security headers (and its error envelope under /api)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, free_port, subprocess_env, wait_for_port
+
+MiB = 1 << 20
+LOCKED = ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy")
+
+
+def raw(port: int, request: bytes, timeout: float = 20) -> tuple[int, dict[str, str], bytes]:
+    """Send ``request`` as it is and read the answer: (status, headers, body). The body of
+    a request is never sent here: a server that waits for it times out, and fails."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as conn:
+        conn.sendall(request)
+        answer = b""
+        while b"\r\n\r\n" not in answer or not _complete(answer):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return status, headers, body
+
+
+def _complete(answer: bytes) -> bool:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    match = re.search(rb"content-length:\s*(\d+)", head, re.IGNORECASE)
+    return match is not None and len(body) >= int(match[1])
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
+    """``recorder serve`` on a free port, with its stderr kept in a file."""
+    port = free_port()
+    err = tmp_path / "serve.err"
+    with open(err, "wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from recorder.cli import main; main()", "serve",
+             "--port", str(port), "--db", str(tmp_path / "r.db"), "--no-samples"],
+            cwd=tmp_path, env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        wait_for_port(port, proc)
+        yield proc, port, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_recorder_serve_runs_waitress_and_ctrl_c_stops_it(
+        served: tuple[subprocess.Popen[bytes], int, Path]) -> None:
+    proc, port, err = served
+    status, headers, body = raw(port, b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 200 and json.loads(body)["ok"] is True
+    assert headers["Server"] == "waitress"
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
+    assert proc.wait(timeout=30) == 0
+    text = err.read_text()
+    assert "waitress, 4 threads; Ctrl-C stops" in text
+    assert "development server" not in text and "Traceback" not in text
+
+
+def test_waitress_own_answers_carry_the_headers_and_the_envelope(
+        served: tuple[subprocess.Popen[bytes], int, Path]) -> None:
+    _, port, _ = served
+    # a body over the app's limit: refused from its headers, before it is received
+    status, headers, body = raw(
+        port, b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (40 * MiB))
+    assert status == 413
+    assert headers["Content-Type"] == "application/json"
+    assert json.loads(body) == {"ok": False, "status": 413, "error": {
+        "code": "http/too-large", "message": "the request is larger than 32 MiB (33554432 "
+        "bytes), the most this server takes in one request"}}
+    assert all(name in headers for name in LOCKED), headers
+    status, headers, body = raw(
+        port, b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (40 * MiB))
+    assert status == 413 and headers["Content-Type"].startswith("text/plain")
+    assert all(name in headers for name in LOCKED), headers
+    # a malformed request, and headers over waitress's limit
+    status, headers, body = raw(
+        port, b"GET /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: many\r\n\r\n")
+    assert status == 400 and json.loads(body)["error"]["code"] == "http/bad-request"
+    assert all(name in headers for name in LOCKED), headers
+    status, headers, _ = raw(
+        port, b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 262_200 + b"\r\n\r\n")
+    assert status == 431
+    assert all(name in headers for name in LOCKED), headers
+
+
+def documented_production_command() -> list[str]:
+    """The waitress-serve command of docs/service.md's *Production*, as words."""
+    text = (ROOT / "docs" / "service.md").read_text()
+    production = text.split("## Production", 1)[1].split("\n## ", 1)[0]
+    for block in production.split("```")[1::2]:
+        command = block.replace("\\\n", " ")
+        if "waitress-serve" in command:
+            words = shlex.split(command.strip().splitlines()[0])
+            return words[words.index("waitress-serve"):]
+    raise AssertionError("docs/service.md shows no waitress-serve command for production")
+
+
+def test_the_documented_production_command_refuses_a_large_body_unsent(tmp_path: Path) -> None:
+    """300 MiB sent with no token were held on disk, then answered 401: the production
+    command gave waitress no body limit, so it spooled up to 1 GiB a request first."""
+    words = documented_production_command()
+    assert "--max-request-body-size=33554432" in words
+    port = free_port()
+    args, rest = [], iter(words[1:])
+    for word in rest:  # the documented command, on this machine's loopback
+        if word in {"--host", "--port"}:
+            next(rest)
+        elif not word.startswith(("--host=", "--port=")):
+            args.append(word)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}", *args],
+        cwd=tmp_path, env=subprocess_env(RECORDER_DB=str(tmp_path / "r.db")),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc)
+        # answered from the headers alone: a server that waits for the body times out
+        status, _, _ = raw(port, b"POST /api/games HTTP/1.1\r\nHost: x\r\n"
+                                 b"Content-Length: %d\r\n\r\n" % (300 * MiB))
+        assert status == 413
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

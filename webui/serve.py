@@ -1,0 +1,67 @@
+"""Serve: the app under waitress, as ``recorder serve`` runs it (and production may).
+
+waitress reads each request before the app sees it and answers some requests itself: a
+malformed one (400), a body over its limit (413), headers over its limit (431), an
+application that failed before its first byte (500). Here waitress's limit on bodies is
+the app's own (``MAX_CONTENT_LENGTH``), so a body too large is refused before it is
+received, never spooled to disk first; and waitress's own answers carry the headers
+every answer of the app carries (``webui.SECURITY_HEADERS``), in the app's error
+envelope under ``/api``. ``waitress-serve --call webui:create_app`` cannot do the last
+part: behind it, the reverse proxy adds the headers (docs/service.md).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Flask
+from waitress.channel import HTTPChannel
+from waitress.server import create_server
+from waitress.task import ErrorTask
+
+from webui import security_headers
+from webui.limits import exact_size
+
+WAITRESS_CODES = {
+    400: "http/bad-request",
+    413: "http/too-large",
+    431: "http/headers-too-large",
+    500: "http/internal",
+}
+"""The error codes of waitress's own answers, in the app's words."""
+
+
+class RecorderErrorTask(ErrorTask):
+    """waitress's answer to a request it refused itself, with the app's headers (and,
+    under ``/api``, the app's error envelope)."""
+
+    def execute(self) -> None:
+        error = self.request.error
+        path = getattr(self.request, "path", None) or ""  # none before the request line
+        if path == "/api" or path.startswith("/api/"):
+            message = str(error.body).strip() or error.reason
+            if error.code == 413:
+                most = self.channel.server.adj.max_request_body_size
+                message = (f"the request is larger than {exact_size(most)}, the most this "
+                           "server takes in one request")
+            body = (json.dumps({"ok": False, "status": error.code, "error": {
+                "code": WAITRESS_CODES.get(error.code, f"http/{error.code}"),
+                "message": message}}) + "\n").encode()
+            headers = [("Content-Type", "application/json")]
+        else:
+            _, headers, body = error.to_response(self.channel.server.adj.ident)
+        self.status = f"{error.code} {error.reason}"
+        self.response_headers.extend([*headers, *security_headers()])
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+def serve(app: Flask, *, host: str, port: int, threads: int, **options: Any) -> None:
+    """Serve ``app`` until interrupted: Ctrl-C (or SIGINT) stops it and returns."""
+    HTTPChannel.error_task_class = RecorderErrorTask  # this process serves nothing else
+    server = create_server(app, host=host, port=port, threads=threads,
+                           max_request_body_size=int(app.config["MAX_CONTENT_LENGTH"]),
+                           **options)
+    server.run()
