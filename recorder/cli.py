@@ -340,6 +340,44 @@ def validate_cmd(strict: bool, workers: int | None, files: tuple[str, ...]) -> N
     sys.exit(inputs.exit_code(invalid))
 
 
+@main.command("review")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print each game's review as one JSON line (docs/review.md).")
+@click.option("--view", type=click.Choice(["player", "perfect"]), default="player",
+              show_default=True, help="What the mover is taken to know: their own hand "
+              "and what the table showed (player), or every hand and the boneyard (perfect).")
+@click.option("--samples", type=click.IntRange(1, 1000), default=None, metavar="N",
+              help="Deals of the unseen tiles solved per decision, at most, in the player "
+                   "view [default: 24].")
+@click.option("--seed", default="review", show_default=True,
+              help="Seeds the player view's deals: the same seed, the same review.")
+@click.option("--no-progress", is_flag=True, help="No progress bar on standard error.")
+@_workers_option
+@click.argument("files", nargs=-1, required=True)
+def review_cmd(as_json: bool, view: str, samples: int | None, seed: str, no_progress: bool,
+               workers: int | None, files: tuple[str, ...]) -> None:
+    """Judge every decision of the games in FILES: what each legal move was worth.
+
+    A readable report per game (each player's accuracy, the biggest mistakes with the
+    better move), or with --json one JSON line per game. The work per game is bounded
+    (docs/review.md, "Limits").
+
+    \b
+    Examples:
+      recorder review game.json
+      recorder review --view perfect --json games.jsonl > reviews.jsonl
+      recorder review --samples 64 --seed s1 sample_games/classic-2p.jsonl
+    """
+    from recorder.cli_review import run
+    from recorder.review import DEFAULT_SAMPLES, Settings
+
+    settings = Settings(view=view, samples=samples or DEFAULT_SAMPLES, seed=seed)
+    with _worker_failure():
+        code = run(files, settings, _resolve_workers(workers), as_json,
+                   progress=not no_progress)
+    sys.exit(code)
+
+
 @contextlib.contextmanager
 def _worker_failure() -> Iterator[None]:
     """A worker that died: exit 3 with one clear line (the output so far stands)."""

@@ -288,7 +288,7 @@ def report_text(review: dict[str, Any], ids: Sequence[str], where: str = "",
             best = d["choices"][d["best"]]
             lines.append(f"    round {r}, move {d['move']}: {who} played {_choice(played)}"
                          f" ({_signed(played['value'])}); best {_choice(best)} "
-                         f"({_signed(best['value'])}): {loss:g} lost, {d['class']}")
+                         f"({_signed(best['value'])}): {loss:.2f} lost, {d['class']}")
     unvalued = sum(1 for r in review["rounds"] for d in r["decisions"] if d["class"] is None)
     if unvalued:
         lines.append(f"  {unvalued} decisions left unvalued (limits: docs/review.md)")
