@@ -465,8 +465,11 @@ def _parse_option(text: str) -> tuple[str, Any]:
 @click.option("--seed", default="sim", show_default=True,
               help="Game seeds are SEED-1, SEED-2, ...")
 @click.option("--bots", default=None, metavar="STYLE,...",
-              help="One style a seat: random, heavy, doubles, bonus, blocker "
+              help="One style a seat: random, heavy, doubles, bonus, blocker, review "
                    "(default: each player's own style).")
+@click.option("--bot", default=None, metavar="STYLE",
+              help="The same style for every seat, e.g. --bot review (the review's best "
+                   "move: docs/review.md).")
 @click.option("--explicit-deal", is_flag=True, help="Write each round's deal instead of relying "
               "on the seed.")
 @click.option("--max-rounds", type=click.IntRange(1), default=200, show_default=True)
@@ -478,8 +481,8 @@ def _parse_option(text: str) -> tuple[str, Any]:
 @click.option("--series", is_flag=True, help="dominoes: a whole series to its target instead "
               "of one hand.")
 def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, games: int,
-                 seed: str, bots: str | None, explicit_deal: bool, max_rounds: int,
-                 pretty: bool, engine: str | None, series: bool) -> None:
+                 seed: str, bots: str | None, bot: str | None, explicit_deal: bool,
+                 max_rounds: int, pretty: bool, engine: str | None, series: bool) -> None:
     """Write complete games played by bots, as JSON Lines on stdout.
 
     \b
@@ -487,6 +490,7 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
       recorder simulate --preset spilop -o bonus=true --players 3 --games 50 > spilop.jsonl
       recorder simulate --preset classic -o draw=one --bots heavy,random --pretty
       recorder simulate --preset kozel -o partnerships=true --players 4
+      recorder simulate --preset classic --bots review,heavy --games 20
       recorder simulate --engine openspiel --players 4 --games 100 > team.jsonl
       recorder simulate --engine all-fives -o target=61 --games 20 > all-fives.jsonl
     """
@@ -505,7 +509,9 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
         rules.check_players(n)
     except RulesetError as exc:
         raise click.UsageError(exc.message) from None
-    styles = bots.split(",") if bots else None
+    if bot is not None and bots is not None:
+        raise click.UsageError("give --bot (every seat) or --bots (one a seat), not both")
+    styles = bots.split(",") if bots else [bot] * n if bot else None
     for i in range(1, games + 1):
         try:
             doc = simulate_game(spec, n, f"{seed}-{i}", styles, game_id=f"{seed}-{i}",

@@ -257,6 +257,61 @@ def _played(state: Round, move: Move, codes: list[int]) -> int:
     return codes.index(want)
 
 
+# ---------------------------------------------------------------------- the bot
+#: deals the bot solves per move, at most (it stops earlier when the best move is clear)
+BOT_SAMPLES: Final = 8
+#: positions the bot may search for one move, all its samples together: its bound on the
+#: cost of a move (about a second on one core of the compiled build, docs/review.md)
+BOT_POSITIONS: Final = 200_000
+
+
+class ReviewBot:
+    """A player that makes the review's best move (``recorder simulate --bot review``).
+
+    It knows what its seat knew: it is shown every move before it is applied
+    (:meth:`record`), from each round's start (:meth:`start`), and values its choices in
+    the player view with :data:`BOT_SAMPLES` deals and at most :data:`BOT_POSITIONS`
+    positions a move; when not one deal could be solved within that, it plays the
+    heaviest tile (the ``heavy`` bot's choice). Seeded as the review seeds its decisions:
+    the review of its game with its seed and samples calls each of its moves best.
+    """
+
+    def __init__(self, rules: Any, players: int, seed: str) -> None:
+        self.rules = rules
+        self.players = players
+        self.seed = seed
+        self.round = 0
+        self.solver = Solver(rules, players)
+        self.seen: Seen | None = None
+
+    def start(self, state: Round) -> None:
+        """A new round, as dealt."""
+        self.round += 1
+        self.seen = Seen(state)
+
+    def record(self, state: Round, move: Move) -> None:
+        """Take in ``move`` (legal, about to be applied to ``state``)."""
+        assert self.seen is not None
+        self.seen.record(state, move)
+
+    def choose(self, state: Round, legal: list[Move]) -> Move:
+        """The best of ``legal`` (the seat to move's moves) for what the seat knows."""
+        assert self.seen is not None
+        seat = legal[0].player
+        est = estimate(self.solver, state, seat, self.seen, samples=BOT_SAMPLES,
+                       seed=f"{self.seed}/{self.round}/{state.moves + 1}",
+                       budget=BOT_POSITIONS)
+        if est is None:
+            tiles = state.tiles
+
+            def pips(m: Move) -> int:
+                hit = tiles.lookup.get(m.tile) if m.tile else None
+                return tiles.kind_pips[hit[0]] if hit else -1
+
+            return max(legal, key=pips)
+        return legal[est.best()]
+
+
 # ---------------------------------------------------------------------- the text report
 def report_text(review: dict[str, Any], ids: Sequence[str], where: str = "",
                 worst: int = 5) -> str:
@@ -304,6 +359,6 @@ def _signed(x: float) -> str:
     return f"{x:+.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x):+d}"
 
 
-__all__ = ["CLASSES", "DEFAULT_SAMPLES", "DEFAULT_SEED", "FORMAT", "Plan", "Settings",
-           "assemble", "classify", "plan_review", "refused", "report_text", "review_game",
-           "review_round", "summarize"]
+__all__ = ["BOT_POSITIONS", "BOT_SAMPLES", "CLASSES", "DEFAULT_SAMPLES", "DEFAULT_SEED",
+           "FORMAT", "Plan", "ReviewBot", "Settings", "assemble", "classify", "plan_review",
+           "refused", "report_text", "review_game", "review_round", "summarize"]

@@ -207,3 +207,30 @@ def test_every_sample_game_s_first_round_is_reviewed(path: Path) -> None:
         assert d["played"] < len(d["choices"])
         if d["class"] is not None:
             assert d["loss"] >= 0
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [(SMALL_BLOCK, 2), (SMALL_DRAW, 3)],
+                         ids=["block", "draw-3p"])
+def test_the_review_bot_plays_what_the_review_calls_best(ruleset: dict[str, Any],
+                                                        players: int) -> None:
+    """A game where seat 0 is the review bot: replayed, it is legal; reviewed with the
+    bot's seed and samples, every decision of seat 0 is its best move."""
+    from recorder.replay import replay
+    from recorder.review import BOT_POSITIONS, BOT_SAMPLES
+
+    bots = ["review"] + ["random"] * (players - 1)
+    doc = simulate_game(ruleset, players, "bot-game", bots, game_id="bot-game", max_rounds=2)
+    assert replay(doc)["status"] in ("finished", "unfinished")
+    assert simulate_game(ruleset, players, "bot-game", bots, game_id="bot-game",
+                         max_rounds=2) == doc
+    review = review_game(doc, Settings(view="player", samples=BOT_SAMPLES, seed="bot-game",
+                                       positions=BOT_POSITIONS))
+    mine = [d for r in review["rounds"] for d in r["decisions"] if d["player"] == 0]
+    assert mine
+    assert all(d["played"] == d["best"] for d in mine), \
+        [(d["move"], d["played"], d["best"]) for d in mine]
+
+
+def test_an_unknown_bot_is_refused_with_the_list() -> None:
+    with pytest.raises(ValueError, match="review"):
+        simulate_game(SMALL_BLOCK, 2, "x", ["review", "oracle"])
