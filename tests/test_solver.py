@@ -2,7 +2,7 @@
 
 The plain search knows nothing of the solver: it walks the engine's ``legal_moves`` /
 ``apply`` on copies of the round, with no table, no pruning, no ordering, no codes, and
-scores what the issue defines (a side's gain is its round points plus the bonus it
+scores what docs/review.md defines (a side's gain is its round points plus the bonus it
 scores from the position on, negated where reaching the target loses; two sides:
 minimax on the difference; three or four: max^n on each seat's gain minus the mean of
 the others', the first of equals in ``legal_moves`` order). Positions are every
@@ -65,7 +65,7 @@ MANY_SIDED: list[tuple[str, dict[str, Any], int]] = [
 
 # ---------------------------------------------------------------------- the plain search
 class Plain:
-    """The values of the issue by exhaustive search over ``legal_moves``, nothing more."""
+    """The values of docs/review.md by exhaustive search over ``legal_moves``, nothing more."""
 
     def __init__(self, rules: Ruleset, players: int) -> None:
         self.players = players
