@@ -185,9 +185,7 @@ def _stdlib_hash(doc: Any) -> str:
 
     from recorder import ingest, jsontext
 
-    text = jsontext.stdlib_dumps(ingest.normalized(doc, nulls=False), sort_keys=True)
-    if ":null" in text:
-        text = jsontext.stdlib_dumps(ingest.normalized(doc), sort_keys=True)
+    text = jsontext.stdlib_dumps(ingest.normalized(doc), sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -225,6 +223,10 @@ def breakdown(path: Path, lines: int = 2000) -> dict[str, float]:
             db = storage.connect(db_path, migrate=False)
             db.enable_wal()
             storage.migrations.apply(db, stop_before=stop)
+            if stop is not None:  # the steps after it, on the rowid tables (columns added since)
+                names = [m.name for m in storage.migrations._migrations]
+                for step in storage.migrations._migrations[names.index(stop) + 1:]:
+                    step.fn(db)
             started = time.process_time()
             with storage.write_transaction(db):
                 for record in records:

@@ -27,9 +27,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-#: the modules mypyc compiles: the engine, the shuffle, the replay walk and the facts
+#: the modules mypyc compiles: the engine, the shuffle, the replay walk, the facts, the
+#: parser's count of a document's keys and the review's solver
 COMPILED = ("engine", "shuffle", "tiles", "rules", "replay", "schema", "analysis", "blocking",
-            "solver")
+            "keycount", "solver")
 #: written by the build beside the extensions: the hash of each source it compiled
 BUILD_INFO = "_core_build.json"
 

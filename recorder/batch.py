@@ -398,7 +398,7 @@ class _Fresh(Importer):
     its "already stored?" look-up answers no.
     """
 
-    def _known(self, pending: _Pending) -> bool:
+    def _known_content(self, pending: _Pending) -> bool:
         return False
 
 

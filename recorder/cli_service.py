@@ -117,8 +117,10 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
                    batch_size: int, workers: int | None) -> None:
     """Import game logs from files, folders, JSON Lines, gzip or - (standard input).
 
-    Every game is accepted, a duplicate (already stored: nothing changes) or refused
-    (with where and why; nothing of it is stored). Exit code 0 when nothing was
+    Every game is accepted, a duplicate (already stored: nothing changes), superseded
+    (it continues an unfinished game stored under its frontend and game_id, which it
+    replaces) or refused (with where and why; nothing of it is stored). Exit code 0 when
+    nothing was
     refused, 1 when a game was refused, 2 when an input could not be read at all,
     3 when the recorder failed (on one document, or the database failed).
 
@@ -159,12 +161,15 @@ def import_command(paths: tuple[str, ...], db_path: Path | None, as_json: bool,
                         unreadable |= outcome.index is None
                         bar.write(outcome.describe(), file=sys.stderr)
                     bar.set_postfix(accepted=tally.accepted, duplicate=tally.duplicate,
-                                    refused=tally.refused, refresh=False)
+                                    superseded=tally.superseded, refused=tally.refused,
+                                    refresh=False)
                     bar.update(1)
             elapsed = time.monotonic() - started
             click.echo(
                 f"{tally.total} games in {elapsed:.1f}s: {tally.accepted} accepted, "
-                f"{tally.duplicate} duplicate, {tally.refused} refused "
+                f"{tally.duplicate} duplicate, "
+                + (f"{tally.superseded} superseded, " if tally.superseded else "")
+                + f"{tally.refused} refused "
                 f"-> {storage.resolve_db_path(db_path)}"
             )
     if failed:
@@ -270,23 +275,34 @@ def token_group() -> None:
 @click.option("--scope", "scopes", multiple=True, type=click.Choice(SCOPES),
               help="What the token may do (repeatable): upload games, or read the API when "
                    "the server has READS_NEED_TOKEN. Default: both.")
+@click.option("--frontend", metavar="F",
+              help="The frontend whose games the token uploads (default: NAME). A log it "
+                   "sends must name this frontend or none.")
 @db_option
-def token_create(name: str, scopes: tuple[str, ...], db_path: Path | None) -> None:
+def token_create(name: str, scopes: tuple[str, ...], frontend: str | None,
+                 db_path: Path | None) -> None:
     """Make a token for NAME (a frontend) and print it; it is shown only this once.
+
+    A token that may upload is bound to one frontend, NAME unless --frontend says
+    another: it uploads that frontend's games only, and a log that names no frontend
+    is stored as that frontend's.
 
     \b
     Examples:
       TOKEN=$(recorder token create spilop-app --scope upload)
       curl -H "Authorization: Bearer $TOKEN" --data-binary @games.jsonl \\
            http://127.0.0.1:5000/api/games
+      recorder token create ci-runner --scope upload --frontend spilop-app
       recorder token create dashboard --scope read
     """
     with open_db(db_path) as db:
         try:
-            token, secret = create_token(db, name, scopes)
+            token, secret = create_token(db, name, scopes, frontend=frontend)
         except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="NAME") from exc
-    click.echo(f"token #{token.id} for {token.name}, may {' and '.join(token.scopes)} "
+            hint = "--frontend" if frontend is not None else "NAME"
+            raise click.BadParameter(str(exc), param_hint=hint) from exc
+    bound = f", uploads the games of {token.frontend}" if token.frontend else ""
+    click.echo(f"token #{token.id} for {token.name}, may {' and '.join(token.scopes)}{bound} "
                "(shown once; keep it secret):", err=True)
     click.echo(secret)
 
@@ -317,7 +333,7 @@ def token_revoke(name: str | None, token_id: int | None, db_path: Path | None) -
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per token.")
 def token_list(db_path: Path | None, as_json: bool) -> None:
-    """Every token: id, name, prefix, when it was made and revoked.
+    """Every token: id, name, prefix, scopes, its frontend, when it was made and revoked.
 
     \b
     Examples:
@@ -333,11 +349,11 @@ def token_list(db_path: Path | None, as_json: bool) -> None:
     if not tokens:
         click.echo("no tokens; make one with: recorder token create NAME")
         return
-    click.echo(f"{'id':>4}  {'name':<20} {'prefix':<14} {'scopes':<12} {'created':<21} "
-               "revoked")
+    click.echo(f"{'id':>4}  {'name':<20} {'prefix':<14} {'scopes':<12} {'frontend':<20} "
+               f"{'created':<21} revoked")
     for t in tokens:
         click.echo(f"{t.id:>4}  {t.name:<20} {t.prefix + '…':<14} {','.join(t.scopes):<12} "
-                   f"{t.created_at:<21} {t.revoked_at or '-'}")
+                   f"{t.frontend or '-':<20} {t.created_at:<21} {t.revoked_at or '-'}")
 
 
 # ---------------------------------------------------------------------------------------

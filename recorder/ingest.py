@@ -4,8 +4,10 @@
     (``recorder.replay``) -> facts (``recorder.analysis``) -> rows (``recorder.storage``)
 
 Every document gets exactly one :class:`Outcome`: ``accepted`` (stored now),
-``duplicate`` (already stored: nothing changes) or ``refused`` (with the located
-error; nothing is stored). A refused document never stops the others.
+``duplicate`` (already stored: nothing changes), ``superseded`` (it continues an
+unfinished game stored before, which it replaces: :mod:`recorder.continuation`) or
+``refused`` (with the located error; nothing is stored). A refused document never stops
+the others.
 
 Games go in by batches. The slow part of a game (the replay and its facts) runs
 before the batch takes the write lock; then one ``BEGIN IMMEDIATE`` transaction
@@ -13,14 +15,18 @@ re-checks identity and writes the whole batch, each game inside its own SAVEPOIN
 that one failing game leaves no row and costs the others nothing. A process killed
 midway loses at most the batch in flight, which the next run imports again.
 
-A game is known by its normalized content (:func:`content_hash`) and, when it has
+A game is known by its normalized content (:mod:`recorder.identity`) and, when it has
 both, by its frontend's name and its ``game_id``. Re-sending a game is a duplicate;
-sending other content under a known frontend + ``game_id`` is refused.
+sending other content under a known frontend + ``game_id`` is refused, unless it continues
+the unfinished game stored under them. A log is judged (the schema, then the rules) before
+it is compared with what is stored under its frontend + ``game_id``, so a broken log is
+never answered ``duplicate`` or ``game/conflict``. The one comparison made before the
+replay is by content hash, which is safe: the normal form never joins a valid log with an
+invalid one (see :mod:`recorder.identity`), so a log whose hash is stored is valid.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -30,7 +36,7 @@ from typing import Any, Protocol
 
 from sqlite_utils import Database
 
-from recorder import jsontext, stats, storage
+from recorder import binding, continuation, identity, stats, storage
 from recorder.analysis import analyse
 from recorder.errors import InputError, RecorderError, internal_error
 from recorder.parse import Limits, Parsed, RawLine, iter_documents, iter_path_raw, parse_line
@@ -40,8 +46,9 @@ log = logging.getLogger(__name__)
 
 ACCEPTED = "accepted"
 DUPLICATE = "duplicate"
+SUPERSEDED = "superseded"
 REFUSED = "refused"
-STATUSES = (ACCEPTED, DUPLICATE, REFUSED)
+STATUSES = (ACCEPTED, DUPLICATE, SUPERSEDED, REFUSED)
 
 DEFAULT_BATCH = 64
 """Games per transaction at most: large enough that commits are a small share of the
@@ -76,16 +83,18 @@ class Outcome:
     game_id: str | None = None
     error: dict[str, Any] | None = None
     id: int | None = None
-    """``games.id`` of the stored game (the new row, or the one this duplicates)."""
+    """``games.id`` of the stored game (the new row, the one this duplicates, or the
+    unfinished one this continues and replaces: its id stays)."""
     source: str | None = None
     index: int | None = None
     line: int | None = None
     result: str | None = None
-    """The engine's status of an accepted game: ``finished`` or ``unfinished``."""
+    """The engine's status of an accepted or superseding game: ``finished`` or
+    ``unfinished``."""
     mismatches: list[dict[str, Any]] | None = None
-    """The claimed figures of an accepted game that differ from the engine's, as the
-    engine's answer lists them (docs/format.md): a frontend that reads only the upload
-    report sees its scoring go wrong."""
+    """The claimed figures of an accepted (or superseding) game that differ from the
+    engine's, as the engine's answer lists them (docs/format.md): a frontend that reads
+    only the upload report sees its scoring go wrong."""
 
     @property
     def internal(self) -> bool:
@@ -123,6 +132,8 @@ class Outcome:
             return f"{where}{name}: refused: {locate(self.error)}"
         if self.status == DUPLICATE:
             return f"{where}{name}: duplicate of game #{self.id}"
+        if self.status == SUPERSEDED:
+            return f"{where}{name}: continues game #{self.id}, which it replaces"
         return f"{where}{name}: {self.status}" + ("" if self.id is None else f" as game #{self.id}")
 
 
@@ -141,6 +152,7 @@ class Tally:
 
     accepted: int = 0
     duplicate: int = 0
+    superseded: int = 0
     refused: int = 0
 
     def add(self, outcome: Outcome) -> None:
@@ -148,180 +160,22 @@ class Tally:
 
     @property
     def total(self) -> int:
-        return self.accepted + self.duplicate + self.refused
+        return self.accepted + self.duplicate + self.superseded + self.refused
 
     def as_dict(self) -> dict[str, int]:
-        return {ACCEPTED: self.accepted, DUPLICATE: self.duplicate, REFUSED: self.refused}
+        return {ACCEPTED: self.accepted, DUPLICATE: self.duplicate,
+                SUPERSEDED: self.superseded, REFUSED: self.refused}
 
 
 # ---------------------------------------------------------------------------------------
-# Identity.
+# Identity (recorder.identity: the normal form and the hash; re-exported for callers).
 
-
-_TILE_FORMS: dict[str, str] = {}
-"""Tile texts seen, and their low-high form: a log names the same few dozen tiles again and
-again, so most are a dictionary lookup (bounded: a hostile log cannot grow it)."""
-
-
-def normalize_tile(value: Any) -> Any:
-    """``"6-3"`` -> ``"3-6"``: a tile written either way is the same tile."""
-    if isinstance(value, str):
-        known = _TILE_FORMS.get(value)
-        if known is not None:
-            return known
-        fixed = value
-        low, sep, high = value.partition("-")
-        if sep and low.isdigit() and high.isdigit():
-            a, b = int(low), int(high)
-            fixed = f"{a}-{b}" if a <= b else f"{b}-{a}"
-            if fixed == value:
-                fixed = value  # the same string: callers may compare by identity
-        if len(value) <= 8 and len(_TILE_FORMS) < 4096:
-            _TILE_FORMS[value] = fixed
-        return fixed
-    return value
-
-
-# The optional fields of each kind of object: null there is the same as absent, so a
-# null-valued one is dropped before hashing (a frontend that writes unset fields as null
-# sends the same game as one that leaves them out). Other null values are kept.
-_NULLABLE_GAME = frozenset({"game_id", "frontend", "seed", "started_at", "result"})
-_NULLABLE_FRONTEND = frozenset({"version"})
-_NULLABLE_RULESET = frozenset({"options"})
-_NULLABLE_PLAYER = frozenset({"name"})
-_NULLABLE_GAME_RESULT = frozenset({"scores", "winners"})
-_NULLABLE_ROUND = frozenset({"seed", "deal", "result"})
-_NULLABLE_ROUND_RESULT = frozenset(
-    {"winners", "points", "bonus", "blocked", "pips_left", "ended_by"}
-)
-_NULLABLE_MOVE = frozenset({"tile", "end", "ms"})
-
-
-def _without_nulls(obj: Any, keys: frozenset[str]) -> Any:
-    """``obj`` without those of ``keys`` whose value is null; ``obj`` itself when none is."""
-    if not isinstance(obj, dict) or None not in obj.values():
-        return obj
-    out = {k: v for k, v in obj.items() if v is not None or k not in keys}
-    return obj if len(out) == len(obj) else out
-
-
-def _normalized_moves(moves: list[Any]) -> list[Any]:
-    """The moves with every tile low-high; the list itself when none needs turning."""
-    out: list[Any] | None = None
-    forms = _TILE_FORMS
-    for i, mv in enumerate(moves):
-        if isinstance(mv, dict):
-            tile = mv.get("tile")
-            if tile is None:
-                continue  # absent, or null: nothing to turn
-            fixed = forms.get(tile) if type(tile) is str else None
-            if fixed is None:
-                fixed = normalize_tile(tile)
-            if fixed is not tile and fixed != tile:
-                if out is None:
-                    out = list(moves)
-                out[i] = {**mv, "tile": fixed}
-    return moves if out is None else out
-
-
-def _normalized_round(rnd: Any, nulls: bool) -> Any:
-    if not isinstance(rnd, dict):
-        return rnd
-    if nulls:
-        rnd = _without_nulls(rnd, _NULLABLE_ROUND)
-    moves = rnd.get("moves")
-    deal = rnd.get("deal")
-    result = rnd.get("result")
-    fixed_moves = moves
-    if isinstance(moves, list):
-        if nulls:
-            fixed_moves = [_without_nulls(mv, _NULLABLE_MOVE) for mv in moves]
-        fixed_moves = _normalized_moves(fixed_moves)
-    fixed_result = _without_nulls(result, _NULLABLE_ROUND_RESULT) if nulls else result
-    if fixed_moves is moves and fixed_result is result and not isinstance(deal, dict):
-        return rnd
-    out = dict(rnd)
-    if fixed_moves is not moves:
-        out["moves"] = fixed_moves
-    if fixed_result is not result:
-        out["result"] = fixed_result
-    if isinstance(deal, dict):
-        deal = dict(deal)
-        hands = deal.get("hands")
-        if isinstance(hands, list):
-            deal["hands"] = [
-                [normalize_tile(t) for t in hand] if isinstance(hand, list) else hand
-                for hand in hands
-            ]
-        boneyard = deal.get("boneyard")
-        if isinstance(boneyard, list):
-            deal["boneyard"] = [normalize_tile(t) for t in boneyard]
-        out["deal"] = deal
-    return out
-
-
-def normalized(doc: Any, *, nulls: bool = True) -> Any:
-    """``doc`` as identity sees it: every tile low-high and, with ``nulls``, no
-    optional field that is null (null is the same as absent). Shares with ``doc``
-    whatever needs no change."""
-    if not isinstance(doc, dict):
-        return doc
-    if nulls:
-        doc = _without_nulls(doc, _NULLABLE_GAME)
-        parts = (("frontend", _NULLABLE_FRONTEND), ("ruleset", _NULLABLE_RULESET),
-                 ("result", _NULLABLE_GAME_RESULT))
-        doc = {**doc, **{key: _without_nulls(doc[key], keys)
-                         for key, keys in parts if key in doc}}
-        if isinstance(doc.get("players"), list):
-            doc["players"] = [_without_nulls(p, _NULLABLE_PLAYER) for p in doc["players"]]
-        ruleset = doc.get("ruleset")
-        if isinstance(ruleset, dict) and isinstance(ruleset.get("options"), dict):
-            # every option is optional: one set to null is one left out
-            options = ruleset["options"]
-            doc["ruleset"] = {**ruleset, "options": _without_nulls(options, frozenset(options))}
-    if isinstance(doc.get("rounds"), list):
-        doc = {**doc, "rounds": [_normalized_round(r, nulls) for r in doc["rounds"]]}
-    return doc
-
-
-def canonical_bytes(doc: Any) -> bytes:
-    """:func:`canonical_json` as UTF-8, the bytes the identity hash is taken of.
-
-    Written by orjson when it gives the stdlib's very bytes (``recorder.jsontext``): the
-    text, and so every stored hash, is the same whichever writes it.
-    """
-    text = jsontext.dumps_bytes(normalized(doc, nulls=False), sort_keys=True)
-    # Written this compactly, an object's null value always shows as ":null"; most logs
-    # have none, and they are spared the search for null fields.
-    if b":null" in text:
-        text = jsontext.dumps_bytes(normalized(doc), sort_keys=True)
-    return text
-
-
-def canonical_json(doc: Any) -> str:
-    """The text two copies of a game share however they were written.
-
-    Keys sorted, no white space, every tile written low-high, and no optional field
-    that is null (see :func:`normalized`); everything else (thinking times, names, the
-    claimed results) is part of the game as sent.
-    """
-    return canonical_bytes(doc).decode("utf-8")
-
-
-def content_hash(doc: Any) -> str:
-    """SHA-256 of :func:`canonical_json`: the identity every game has."""
-    return hashlib.sha256(canonical_bytes(doc)).hexdigest()
-
-
-def identity_key(doc: Any) -> tuple[str, str] | None:
-    """(frontend name, game_id) when the document has both, else None."""
-    if not isinstance(doc, dict):
-        return None
-    frontend, _ = storage.frontend_of(doc)
-    game_id = doc.get("game_id")
-    if frontend is not None and isinstance(game_id, str):
-        return frontend, game_id
-    return None
+normalize_tile = identity.normalize_tile
+normalized = identity.normalized
+canonical_bytes = identity.canonical_bytes
+canonical_json = identity.canonical_json
+content_hash = identity.content_hash
+identity_key = identity.identity_key
 
 
 def _game_id(doc: Any) -> str | None:
@@ -392,7 +246,7 @@ class _Pending:
 
     def decide(self, status: str, *, id: int | None = None,
                error: dict[str, Any] | None = None) -> Outcome:
-        accepted = status == ACCEPTED
+        accepted = status in (ACCEPTED, SUPERSEDED)
         self.outcome = Outcome(
             status, game_id=self.game_id, error=error, id=id, source=self.source,
             index=self.index, line=self.line, result=self.result if accepted else None,
@@ -416,6 +270,10 @@ class Importer:
     aggregates: bool = True
     """Keep the statistics' counters (``recorder.stats``) with the rows; off only to
     measure what they cost."""
+    frontend: str | None = None
+    """The frontend an upload token is bound to (:mod:`recorder.binding`): each log must
+    name it or none, and one that names none is stored as this frontend's. None from the
+    command line, where each log names its own."""
     _stats: stats.Accumulator = field(default_factory=stats.Accumulator)
 
     def run(self, items: Iterable[tuple[str | None, ParsedLike]]) -> Iterator[Outcome]:
@@ -469,10 +327,19 @@ class Importer:
         if parsed.error is not None:
             pending.decide(REFUSED, error=parsed.error.to_dict())
             return pending
-        pending.content_hash = content_hash(doc)
-        pending.key = identity_key(doc)
-        # Cheap reads first, so re-importing a known file costs no replay.
-        if self._known(pending):
+        text = log_text(parsed)
+        if self.frontend is not None:
+            refusal = binding.refusal(doc, self.frontend)
+            if refusal is not None:
+                pending.decide(REFUSED, error=refusal.to_dict())
+                return pending
+            doc, text = binding.with_frontend(doc, text, self.frontend)
+        pending.content_hash = identity.content_hash(doc)
+        pending.key = identity.identity_key(doc)
+        # The one look-up before the replay: a stored hash is a valid game's, and the
+        # normal form never joins a valid log with an invalid one, so this is a duplicate
+        # (re-importing a known file costs no replay). Everything else is judged first.
+        if self._known_content(pending):
             return pending
         answer, facts = _engine(doc)
         if answer.get("status") == "invalid":
@@ -483,32 +350,20 @@ class Importer:
         pending.result = answer.get("status")
         pending.mismatches = answer.get("mismatches")
         pending.record = storage.build_record(
-            doc, log=log_text(parsed), answer=answer, facts=facts,
+            doc, log=text, answer=answer, facts=facts,
             content_hash=pending.content_hash, source=source, uploaded_by=self.uploaded_by,
         )
         if self.aggregates:
             pending.record.stats = stats.contribution(pending.record.game, facts)
         return pending
 
-    def _known(self, pending: _Pending) -> bool:
-        """Decide a game that is stored already: a duplicate, or a conflict of its id.
-
-        The id is looked up second and its hash compared again: another writer may
-        have stored this very game between the two reads.
-        """
+    def _known_content(self, pending: _Pending) -> bool:
+        """Decide a game whose content is stored already: a duplicate."""
         known = storage.find_by_hash(self.db, pending.content_hash)
-        if known is not None:
-            pending.decide(DUPLICATE, id=known["id"])
-            return True
-        if pending.key is not None:
-            other = storage.find_by_key(self.db, *pending.key)
-            if other is not None:
-                if other["content_hash"] == pending.content_hash:
-                    pending.decide(DUPLICATE, id=other["id"])
-                else:
-                    pending.decide(REFUSED, error=_conflict_error(pending.key, other))
-                return True
-        return False
+        if known is None:
+            return False
+        pending.decide(DUPLICATE, id=known["id"])
+        return True
 
     def _commit(self, batch: Sequence[_Pending]) -> Iterator[Outcome]:
         """Store the batch's new games in one transaction, then report the whole batch."""
@@ -526,15 +381,35 @@ class Importer:
             yield pending.outcome
 
     def _store(self, pending: _Pending) -> None:
-        """Insert one game under the write lock, re-checking what another writer may have done."""
+        """Store one judged game under the write lock, deciding its identity there, where
+        what another writer or an earlier game of this batch stored is seen.
+
+        A game whose frontend + ``game_id`` is stored already is refused as a conflict,
+        unless it continues that stored game, which is unfinished (:mod:`recorder.
+        continuation`): then it replaces it, rows and counters, in this same savepoint.
+        """
         assert pending.record is not None
-        if self._known(pending):
+        if self._known_content(pending):
+            pending.record = None
             return
+        other = None if pending.key is None else storage.find_by_key(self.db, *pending.key)
+        if other is not None and not continuation.continues(self.db, other, pending.record):
+            assert pending.key is not None
+            pending.record = None
+            pending.decide(REFUSED, error=_conflict_error(pending.key, other))
+            return
+        removed: stats.Contribution | None = None
         try:
             with storage.savepoint(self.db):
-                new_id = storage.insert_game(self.db, pending.record)
+                if other is None:
+                    game_pk = storage.insert_game(self.db, pending.record)
+                else:
+                    game_pk = int(other["id"])
+                    removed = stats.stored_contribution(self.db, game_pk)
+                    storage.replace_game(self.db, game_pk, pending.record)
         except sqlite3.IntegrityError as exc:
             log.exception("could not store a game")
+            pending.record = None
             pending.decide(REFUSED, error={
                 "round": 0, "move": 0, "code": "storage/constraint",
                 "message": f"the game could not be stored: {exc}",
@@ -547,8 +422,13 @@ class Importer:
             pending.record = None
             pending.decide(REFUSED, error=internal_error(exc, "storage").to_dict())
             return
-        pending.decide(ACCEPTED, id=new_id)
-        self._stats.add(new_id, pending.record.stats)
+        if other is None:
+            pending.decide(ACCEPTED, id=game_pk)
+        else:
+            # the replaced game's counters go with its rows, in the same transaction
+            self._stats.remove(game_pk, removed)
+            pending.decide(SUPERSEDED, id=game_pk)
+        self._stats.add(game_pk, pending.record.stats)
         pending.record = None  # its rows are in the file; free them before the batch ends
 
 
@@ -754,16 +634,25 @@ def _pending_from_wire(w: _WireItem) -> _Pending:
 
 
 def check_upload(data: bytes, *, limits: Limits | None = None,
-                 max_documents: int | None = None) -> int:
-    """How many documents one uploaded body holds; raises InputError if it is unreadable.
+                 max_documents: int | None = None, frontend: str | None = None) -> int:
+    """How many documents one uploaded body holds; raises InputError if it is unreadable
+    (:class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``), and
+    :class:`~recorder.binding.WrongFrontend` if a token bound to ``frontend`` sends a log
+    of another frontend.
 
     An upload is read all or not at all: this first pass reads the whole body and
-    keeps nothing, so a body that turns out to be damaged halfway stores nothing, and
-    the second pass (the import) can go in batches with memory as flat as the CLI's.
-    Parsing costs a small share of the replay, so reading twice is cheap insurance.
+    keeps nothing, so a body that turns out to be damaged halfway, or that holds a
+    document the token may not send, stores nothing, and the second pass (the import) can
+    go in batches with memory as flat as the CLI's. Parsing costs a small share of the
+    replay, so reading twice is cheap insurance.
     """
     count = 0
-    for _ in iter_documents(data, limits=limits or Limits(), max_documents=max_documents):
+    for parsed in iter_documents(data, limits=limits or Limits(), max_documents=max_documents):
+        if frontend is not None and parsed.error is None:
+            refusal = binding.refusal(parsed.doc, frontend, index=parsed.index,
+                                      line=parsed.line)
+            if refusal is not None:
+                raise refusal
         count += 1
     return count
 
@@ -776,12 +665,14 @@ def import_upload(
     max_documents: int | None = None,
     source: str | None = None,
     uploaded_by: int | None = None,
+    frontend: str | None = None,
 ) -> tuple[Tally, list[Outcome]]:
     """The API's and the web form's import of one body (raises InputError if unreadable,
-    and :class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``,
-    before anything is replayed or stored)."""
+    :class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``, and
+    :class:`~recorder.binding.WrongFrontend` if it holds a log of another frontend than
+    ``frontend``, the uploading token's: all before anything is replayed or stored)."""
     lim = limits or Limits()
-    check_upload(data, limits=lim, max_documents=max_documents)
-    importer = Importer(db, uploaded_by=uploaded_by)
+    check_upload(data, limits=lim, max_documents=max_documents, frontend=frontend)
+    importer = Importer(db, uploaded_by=uploaded_by, frontend=frontend)
     outcomes = list(importer.run((source, d) for d in iter_documents(data, limits=lim)))
     return importer.tally, outcomes

@@ -52,6 +52,7 @@ from typing import Any, BinaryIO, Final, NamedTuple, Protocol
 import orjson
 
 from recorder.errors import InputError, RecorderError, TooLarge, TooManyDocuments
+from recorder.keycount import counted
 
 __all__ = ["DEFAULT_LIMITS", "Limits", "Parsed", "RawLine", "end_line", "expand",
            "is_end_line", "iter_documents", "iter_documents_raw", "iter_path", "iter_path_raw",
@@ -331,6 +332,9 @@ def _whole(data: bytes, start: int, limits: Limits, max_documents: int | None = 
         )
     try:
         doc = _load(body, start, limits, depth_slack=0)
+    except _Duplicate as exc:  # a document read, but refused: the log's fault, not the body's
+        yield Parsed(0, None, None, exc.error(None))
+        return
     except _Rejected as exc:
         raise InputError(exc.render(line=None)) from None
     yield Parsed(0, None, doc, None, body)
@@ -343,7 +347,7 @@ def _array(body: bytes, base: int, limits: Limits, max_documents: int | None = N
     text = _decode(body, base)
     docs: list[tuple[Any, int, int]] = []
     try:
-        suspicious = _screen(body, limits, depth_slack=1)
+        suspicious, colons = _screen(body, limits, depth_slack=1)
         decoder = _decoder(limits, strict_ints=suspicious.long_number)
         pos = _skip_ws(text, 1)
         if text[pos : pos + 1] == "]":
@@ -378,6 +382,10 @@ def _array(body: bytes, base: int, limits: Limits, max_documents: int | None = N
     if not docs:
         raise InputError("the input is an empty JSON array: it holds no documents")
     ascii_body = body.isascii()
+    # the array itself has no key: its documents have none twice when their counts add up
+    # (as for one document, see _surely_unique)
+    unique = not suspicious.colon_escape and sum(
+        sum(counted(v)) if type(v) is dict else 0 for v, _, _ in docs) == colons
     for index, (value, begin, end) in enumerate(docs):
         error: RecorderError | None = None
         chars = end - begin
@@ -394,6 +402,11 @@ def _array(body: bytes, base: int, limits: Limits, max_documents: int | None = N
                 _check_strings(value, limits)
             except _Rejected as exc:
                 error = InputError(f"document {index + 1} of the array: {exc.render(None)}")
+        if error is None and not unique:
+            try:
+                _refuse_duplicates(text[begin:end], limits, suspicious)
+            except _Duplicate as exc:
+                error = exc.error(None, f"document {index + 1} of the array: ")
         if error is not None:
             yield Parsed(index, None, None, error)
         elif ascii_body:  # character offsets are byte offsets
@@ -789,6 +802,8 @@ def _load_line(raw: bytes, number: int, offset: int, limits: Limits) -> Any:
         )
     try:
         return _load(raw, offset, limits, depth_slack=0)
+    except _Duplicate as exc:
+        raise exc.error(number) from None
     except _Rejected as exc:
         raise InputError(exc.render(line=number)) from None
 
@@ -802,6 +817,8 @@ class _Suspicion:
     #: a run of 19 digits or more: an int that may not fit in 64 bits, which orjson
     #: would read as a float; such a document goes to the stdlib parser
     wide_number: bool = False
+    #: a colon may be written as an escape (``\\u003a``) inside a string
+    colon_escape: bool = False
 
 
 _NOT_SUSPICIOUS: Final = _Suspicion()
@@ -816,7 +833,7 @@ def _load(raw: bytes, offset: int, limits: Limits, *, depth_slack: int) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _Rejected(_not_utf8(raw, exc, offset)) from None
-    suspicious = _screen(raw, limits, depth_slack=depth_slack)
+    suspicious, colons = _screen(raw, limits, depth_slack=depth_slack)
     if not suspicious.wide_number:
         # orjson reads a valid document three times faster and to the same values;
         # anything it refuses goes to the stdlib parser below, which says what is wrong
@@ -828,6 +845,8 @@ def _load(raw: bytes, offset: int, limits: Limits, *, depth_slack: int) -> Any:
         else:
             if suspicious.strings:
                 _check_strings(value, limits)
+            if not _surely_unique(value, suspicious, colons):
+                _refuse_duplicates(text, limits, suspicious)
             return value
     decoder = _decoder(limits, strict_ints=suspicious.long_number)
     try:
@@ -842,6 +861,8 @@ def _load(raw: bytes, offset: int, limits: Limits, *, depth_slack: int) -> Any:
         raise _value_error(exc, limits) from None
     if suspicious.strings:
         _check_strings(value, limits)
+    if not _surely_unique(value, suspicious, colons):
+        _refuse_duplicates(text, limits, suspicious)
     return value
 
 
@@ -935,10 +956,11 @@ def _decoder(limits: Limits, *, strict_ints: bool) -> json.JSONDecoder:
 
 # --- the byte screen
 
-_SCREEN_DELETE: Final = bytes(b for b in range(256) if b not in b'[]{}"0123456789')
+_SCREEN_DELETE: Final = bytes(b for b in range(256) if b not in b'[]{}"0123456789:')
 _SCREEN_TABLE: Final = bytes(0x30 if 0x30 <= b <= 0x39 else b for b in range(256))
 _DEPTH_STEP: Final = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_COLON_ESCAPE: Final = re.compile(rb"\\u003[aA]")
 
 
 @cache
@@ -947,9 +969,10 @@ def _long_run(n: int) -> re.Pattern[bytes]:
     return re.compile(b'"[^"]{%d}' % (n + 1))
 
 
-def _screen(raw: bytes, limits: Limits, *, depth_slack: int) -> _Suspicion:
+def _screen(raw: bytes, limits: Limits, *, depth_slack: int) -> tuple[_Suspicion, int]:
     """Check the limits that can be checked on the bytes; report what needs a look
-    after parsing. Raises :class:`_Rejected` for a document nested too deep.
+    after parsing, and the colons of the text (for the duplicate-key check). Raises
+    :class:`_Rejected` for a document nested too deep.
 
     Escapes first: ``\\\\`` and ``\\"`` become one placeholder byte each, so that
     every remaining quote delimits a string and every string of n characters spans
@@ -958,23 +981,28 @@ def _screen(raw: bytes, limits: Limits, *, depth_slack: int) -> _Suspicion:
     plain = raw
     if b"\\" in raw:
         plain = raw.replace(b"\\\\", b"_").replace(b'\\"', b"_")
-    # One C-speed pass keeps what the depth and number checks need: brackets, quotes
-    # and digits (each digit as "0").
+    # One C-speed pass keeps what the depth, number and key checks need: brackets,
+    # quotes, colons and digits (each digit as "0").
     skeleton = plain.translate(_SCREEN_TABLE, _SCREEN_DELETE)
     long_number = b"0" * (limits.max_number_length + 1) in skeleton
     wide_number = long_number or b"0" * (_ORJSON_DIGITS + 1) in skeleton
-    if _nesting(skeleton.translate(None, b"0"), limits.max_depth + depth_slack):
+    if _nesting(skeleton.translate(None, b"0:"), limits.max_depth + depth_slack):
         raise _Rejected(_too_deep(limits))
     strings = False
     if len(plain) > limits.max_string_length and _long_run(limits.max_string_length).search(
         plain
     ):
         strings = True
-    if b"\\u" in plain and _SURROGATE_ESCAPE.search(plain):
-        strings = True
-    if not (strings or wide_number):
-        return _NOT_SUSPICIOUS
-    return _Suspicion(strings=strings, long_number=long_number, wide_number=wide_number)
+    colon_escape = False
+    if b"\\u" in plain:
+        strings = strings or _SURROGATE_ESCAPE.search(plain) is not None
+        colon_escape = _COLON_ESCAPE.search(plain) is not None
+    # every colon of the text: a key's, or one inside a string (see _surely_unique)
+    colons = skeleton.count(b":")
+    if not (strings or wide_number or colon_escape):
+        return _NOT_SUSPICIOUS, colons
+    return _Suspicion(strings=strings, long_number=long_number, wide_number=wide_number,
+                      colon_escape=colon_escape), colons
 
 
 def _nesting(structure: bytes, max_depth: int) -> bool:
@@ -1003,6 +1031,109 @@ def _nesting(structure: bytes, max_depth: int) -> bool:
             break  # unbalanced: measure it
         peeled = shorter
     return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) > max_depth
+
+
+# --- duplicate keys
+#
+# orjson (like the stdlib, Python's dicts and most parsers) keeps the last of two values
+# of one key, SQLite's json_extract the first: a log with a duplicate key can be checked
+# as one game and read back as another. So a document with one is refused. Proving that
+# a document has none costs a few C-speed counts, not a second parse: the screen counts
+# the colons of the text (a key's, or one inside a string), and the parsed value's keys
+# and its strings' colons are counted where a log keeps them (:func:`_surely_unique`,
+# :mod:`recorder.keycount`). Only a document whose counts differ (a duplicate, or objects
+# the count does not follow: a frontend's own nested objects, a colon written as an
+# escape) is read again, by the stdlib parser keeping every pair, which finds the
+# duplicate and its place.
+
+
+def _surely_unique(value: Any, suspicion: _Suspicion, colons: int) -> bool:
+    """True when ``value``, parsed from a text with ``colons`` colons, certainly has no
+    duplicate key; False means "not certain" (then :func:`_refuse_duplicates` looks).
+
+    Every colon of the text is a key's or is inside a string. Each dict counted by
+    :func:`~recorder.keycount.counted` is an object of the text, with as many keys as it
+    writes unless it writes one twice; each string counted is a string of the text, with
+    its colons (unless one is escaped as ``\\u003a``: such a text is never taken as
+    certain). So the keys and colons counted are at most the colons of the text, and as
+    many only when no object writes a key twice (objects and strings not counted can
+    only add colons to the text: a frontend's own nested objects take the slow way).
+    """
+    if type(value) is not dict:
+        return not colons
+    if suspicion.colon_escape:
+        return False
+    keys, string_colons = counted(value)
+    return keys + string_colons == colons
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object read with every pair kept, duplicates included, in written order."""
+
+
+def _first_duplicate(value: Any, path: str = "") -> tuple[str, str] | None:
+    """(pointer of the object, key) of the first key written twice, in document order."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, _Pairs):
+            seen: set[str] = set()
+            for key, _ in item:
+                if key in seen:
+                    return where, key
+                seen.add(key)
+            children = [(f"{where}/{_escape(k)}", v) for k, v in item]
+        elif isinstance(item, list):
+            children = [(f"{where}/{i}", v) for i, v in enumerate(item)]
+        else:
+            continue
+        stack.extend(reversed([c for c in children if isinstance(c[1], list)]))
+    return None
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _refuse_duplicates(text: str, limits: Limits, suspicion: _Suspicion) -> None:
+    """Raise :class:`_Duplicate` if the JSON ``text`` (already parsed without error)
+    writes a key twice in one object."""
+    decoder = json.JSONDecoder(
+        object_pairs_hook=_Pairs,
+        parse_float=_decoder(limits, strict_ints=False).parse_float,
+        parse_int=_decoder(limits, strict_ints=True).parse_int
+        if suspicion.long_number else None,
+        parse_constant=_decoder(limits, strict_ints=False).parse_constant,
+    )
+    found = _first_duplicate(decoder.decode(text))
+    if found is not None:
+        raise _Duplicate(*found)
+
+
+class _Duplicate(_Rejected):
+    """A key written twice in one object: where, for the pointer, and which key."""
+
+    def __init__(self, where: str, key: str) -> None:
+        self.pointer = f"{where}/{_escape(key)}"
+        shown = json.dumps(key[:60], ensure_ascii=True)
+        place = f"the object at {where}" if where else "the document"
+        super().__init__(
+            f"at {self.pointer}: {place} has the key {shown} twice; a key may be written "
+            "only once in an object (readers differ on which value counts: remove one)")
+        parts = self.pointer.split("/")
+        self.round = self.move = 0
+        if len(parts) >= 3 and parts[1] == "rounds" and parts[2].isdigit():
+            self.round = int(parts[2]) + 1
+            if len(parts) >= 5 and parts[3] == "moves" and parts[4].isdigit():
+                self.move = int(parts[4]) + 1
+
+    def error(self, line: int | None, prefix: str = "") -> InputError:
+        """The document's refusal: code ``input/duplicate-key``, with the pointer."""
+        return InputError(prefix + self.render(line), round=self.round, move=self.move,
+                          pointer=self.pointer, code=DUPLICATE_KEY)
+
+
+DUPLICATE_KEY: Final = "input/duplicate-key"
 
 
 def _check_strings(value: Any, limits: Limits) -> None:

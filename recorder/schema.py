@@ -38,6 +38,7 @@ from typing import Any, Final
 
 from recorder import FORMAT
 from recorder.errors import InstallationError, SchemaError
+from recorder.names import acceptable as _name_ok
 
 __all__ = [
     "SCHEMA",
@@ -179,10 +180,15 @@ def _player(value: object) -> bool:
     return _str(pid, 100, 1) and _opt(value, "name", lambda n: _str(n, 100))
 
 
+def _name(value: object, max_length: int) -> bool:
+    """A game id or a frontend's name: ``$defs/name`` (recorder.names) and its length."""
+    return _str(value, max_length, 1) and _name_ok(value)  # type: ignore[arg-type]
+
+
 def _frontend(value: object) -> bool:
     if not isinstance(value, dict):
         return False
-    return _str(value.get("name", _MISSING), 100, 1) and _opt(
+    return _name(value.get("name", _MISSING), 100) and _opt(
         value, "version", lambda v: _str(v, 100)
     )
 
@@ -408,7 +414,7 @@ def _fast_valid(doc: object, moves: bool = True) -> bool:
         if not _round(value, moves):
             return False
     return (
-        _opt(doc, "game_id", lambda g: _str(g, 200, 1))
+        _opt(doc, "game_id", lambda g: _name(g, 200))
         and _opt(doc, "frontend", _frontend)
         and _opt(doc, "seed", lambda s: _str(s, 500))
         and _opt(doc, "started_at", lambda s: _str(s, 64))

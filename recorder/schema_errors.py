@@ -20,6 +20,7 @@ from typing import Any, Final
 import jsonschema.validators  # type: ignore[import-untyped]
 from jsonschema import Draft202012Validator, ValidationError  # type: ignore[import-untyped]
 
+from recorder import names
 from recorder.errors import SchemaError
 from recorder.schema import (
     _ACTIONS,
@@ -451,6 +452,10 @@ def _sentence(error: ValidationError, path: list[Any], doc: object) -> str:
     if keyword == "maxLength" and isinstance(value, str):
         return (f"a string of {len(value)} characters is too long for {noun}; "
                 f"at most {error.validator_value} are allowed")
+    if keyword == "pattern" and shape in (("game_id",), ("frontend", "name")) \
+            and isinstance(value, str):
+        why = names.problem(value) or "is not a name"
+        return (f"{names.quoted(value)} {why}; see \"Names\" in docs/format.md")
     if keyword == "enum":
         title = error.schema.get("title") if isinstance(error.schema, dict) else None
         choices = ", ".join(str(v) for v in error.validator_value if v is not None)

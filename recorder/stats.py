@@ -461,26 +461,44 @@ class Accumulator:
     seats: dict[tuple[Any, ...], list[float]] = field(default_factory=dict)
     missed: list[tuple[Any, ...]] = field(default_factory=list)
     people: dict[str, tuple[str | None, int]] = field(default_factory=dict)
+    removed: bool = False
+    """Whether a game's contribution was taken out (:meth:`remove`): rows left at zero
+    are then deleted after the flush, so that no list shows a player with no games."""
 
-    def add(self, game_pk: int, c: Contribution | None) -> None:
+    def add(self, game_pk: int, c: Contribution | None, *, sign: float = 1.0,
+            missed: bool = True) -> None:
+        """Add a stored game's contribution (``sign`` -1: take it out; ``missed``: with its
+        examples of missed bonus, which a game whose rows are rewritten keeps)."""
         if c is None:
             return
         base = (c.variant, c.frontend, c.players)
+
+        def signed(row: Sequence[float]) -> Sequence[float]:
+            return row if sign == 1.0 else [sign * v for v in row]
+
         for grain, period in _grains(c.day):
             key = (grain, period, *base)
-            merge_into(self.rounds, key, c.round_row)
+            merge_into(self.rounds, key, signed(c.round_row))
             for pid, row in c.player_rows.items():
-                merge_into(self.players, (*key, pid), row)
+                merge_into(self.players, (*key, pid), signed(row))
             for (scope, kind, bucket), row in c.hist.items():
-                merge_into(self.hist, (kind, grain, period, scope, *base, bucket), row)
+                merge_into(self.hist, (kind, grain, period, scope, *base, bucket), signed(row))
             for (kind, position), row in c.seats.items():
-                merge_into(self.seats, (*key, kind, position), row)
-        for rnd, mv, pid, scored, best in c.missed:
-            self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
-                                c.day, scored, best))
+                merge_into(self.seats, (*key, kind, position), signed(row))
+        if sign > 0 and missed:
+            for rnd, mv, pid, scored, best in c.missed:
+                self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
+                                    c.day, scored, best))
         for pid, name in c.people:
             _, games = self.people.get(pid, (None, 0))
-            self.people[pid] = (name, games + 1)
+            self.people[pid] = (name, games + (1 if sign > 0 else -1))
+
+    def remove(self, game_pk: int, c: Contribution | None) -> None:
+        """Take a stored game's contribution out again (a game replaced by its
+        continuation). Its ``stats_missed`` rows are deleted with its rows, not here."""
+        if c is not None:
+            self.removed = True
+            self.add(game_pk, c, sign=-1.0)
 
     def flush(self, db: Database) -> None:
         """Add the batch to the tables (inside the caller's transaction) and start over."""
@@ -503,8 +521,27 @@ class Accumulator:
                 "ON CONFLICT(player) DO UPDATE SET name = coalesce(excluded.name, name), "
                 "games = games + excluded.games",
                 [(pid, name, games) for pid, (name, games) in self.people.items()])
+        if self.removed:
+            self._drop_emptied(db)
         self.players, self.rounds, self.hist, self.seats = {}, {}, {}, {}
         self.missed, self.people = [], {}
+        self.removed = False
+
+    def _drop_emptied(self, db: Database) -> None:
+        """Delete the counter rows this batch touched that now count no game (each is a
+        key of its table's primary key: a look-up, not a scan). A count is a sum of whole
+        numbers, so it is exactly 0 when nothing is left."""
+        conn = db.conn
+        for table, keys, empty, touched in (
+                ("stats_players", (*storage.AGG_KEY, "player"), "[games] <= 0", self.players),
+                ("stats_rounds", storage.AGG_KEY, "[games] <= 0", self.rounds),
+                ("stats_hist", storage.HIST_KEY, "[n] <= 0", self.hist),
+                ("stats_seats", storage.SEAT_KEY, "[finished] <= 0 AND [rounds] <= 0",
+                 self.seats)):
+            where = " AND ".join(f"[{k}] = ?" for k in keys)
+            conn.executemany(f"DELETE FROM {table} WHERE {where} AND {empty}", list(touched))
+        conn.executemany("DELETE FROM stats_people WHERE player = ? AND games <= 0",
+                         [(pid,) for pid in self.people])
 
 
 def merge_into(target: dict[tuple[Any, ...], list[float]], key: tuple[Any, ...],
@@ -578,6 +615,20 @@ def rebuild(db: Database, *, from_logs: bool = True, batch: int = 200,
     with storage.write_transaction(db):
         storage.set_counters_version(db)
     return done
+
+
+def stored_contribution(db: Database, game_pk: int) -> Contribution | None:
+    """What the stored game ``game_pk`` added to the counters, from its row and its facts
+    rows: the very contribution its import made (as ``rebuild(from_logs=False)`` reads
+    it), so that taking it out leaves the counters as if it had never been stored."""
+    row = db.execute(
+        "SELECT id, started_at, imported_at, frontend, status, ruleset, variant, preset "
+        "FROM games WHERE id = ?", [game_pk]).fetchone()
+    if row is None:
+        return None
+    game = dict(zip(("id", "started_at", "imported_at", "frontend", "status", "ruleset",
+                     "variant", "preset"), row, strict=True))
+    return contribution(game, facts_from_rows(db, game_pk, game_pk).get(game_pk))
 
 
 def _refresh_facts(db: Database, game: dict[str, Any], doc: Any) -> Any:

@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlite_utils import Database, Migrations
 
-from recorder import jsontext, query
+from recorder import identity, jsontext, names, query
 from recorder.errors import RulesetError
 from recorder.rules import Ruleset
 
@@ -522,6 +522,71 @@ def m009_round_endings(db: Database) -> None:
     set_counters_version(db, "1" if had else COUNTERS_VERSION)
 
 
+@migrations()
+def m010_token_frontend(db: Database) -> None:
+    """Each token that may upload is bound to one frontend (``tokens.frontend``).
+
+    A token made before is bound to the one frontend its uploaded games name, when they
+    all name the same one (so a frontend that uploads with it keeps working), else to the
+    frontend its own name names (the convention: a token is named after its frontend).
+    A read-only token is bound to none, and so is one whose name cannot be a frontend's
+    name (it can then upload nothing: make a new one with ``--frontend``).
+    """
+    if "frontend" not in db["tokens"].columns_dict:
+        db.execute("ALTER TABLE tokens ADD COLUMN frontend TEXT")
+    rows = db.execute("SELECT id, name, scopes FROM tokens WHERE frontend IS NULL").fetchall()
+    for token_id, name, scopes in rows:
+        if "upload" not in str(scopes).split():
+            continue
+        sent = {names.frontend_key(f) for (f,) in db.execute(
+            "SELECT DISTINCT frontend FROM games WHERE uploaded_by = ? AND frontend IS NOT "
+            "NULL", [token_id]) if isinstance(f, str) and names.acceptable(f)}
+        if len(sent) == 1:
+            bound: str | None = sent.pop()
+        elif isinstance(name, str) and names.acceptable(name):
+            bound = names.frontend_key(name)
+        else:
+            bound = None
+        db.execute("UPDATE tokens SET frontend = ? WHERE id = ?", [bound, token_id])
+
+
+@migrations()
+def m011_identity_v2(db: Database) -> None:
+    """The version of each stored game's identity (``games.identity``), and the record of
+    games found to be the same game twice (``games_merged``).
+
+    Games stored before have no version: ``recorder.rehash`` recomputes their hashes and
+    names in the normal form of this version, by batches, each committed (an interrupted
+    run goes on where it stopped), when a command or the app next opens the file.
+    """
+    if "identity" not in db["games"].columns_dict:
+        db.execute("ALTER TABLE games ADD COLUMN identity INTEGER")
+    db.table("games_merged").create(
+        {"id": int, "kept": int, "merged_at": str, "reason": str},
+        pk="id", not_null={"kept", "merged_at"}, if_not_exists=True,
+    )
+    db.execute("CREATE TABLE IF NOT EXISTS recorder_meta (key TEXT PRIMARY KEY, value TEXT)")
+    if db.execute("SELECT 1 FROM games LIMIT 1").fetchone() is None:
+        set_meta(db, "identity", str(identity.IDENTITY_VERSION))  # nothing to recompute
+
+
+def get_meta(db: Database, key: str) -> str | None:
+    """A value of ``recorder_meta`` (what the whole file follows, such as the version of
+    the identity rules every stored game is under), or None."""
+    try:
+        row = db.execute("SELECT value FROM recorder_meta WHERE key = ?", [key]).fetchone()
+    except sqlite3.OperationalError:  # a file not migrated yet
+        return None
+    return None if row is None else str(row[0])
+
+
+def set_meta(db: Database, key: str, value: str) -> None:
+    """Record a value of ``recorder_meta`` (inside the caller's work)."""
+    db.execute("CREATE TABLE IF NOT EXISTS recorder_meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT INTO recorder_meta (key, value) VALUES (?, ?) "
+               "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value])
+
+
 # ---------------------------------------------------------------------------------------
 # Connections and transactions.
 
@@ -547,6 +612,9 @@ def connect(path: str | os.PathLike[str] | None = None, *, migrate: bool = True)
         db.execute(f"PRAGMA max_page_count = {max(1, max_bytes // page_size)}")
     if migrate:
         apply_migrations(db)
+        from recorder import rehash  # the rehash needs the statistics, which need this
+
+        rehash.run(db)
     return db
 
 
@@ -739,14 +807,15 @@ def build_record(
     ``facts`` come from ``recorder.analysis.analyse(doc)`` (or None, when the engine has no
     facts to give: then only the ``games`` row is written).
     """
-    frontend, version = frontend_of(doc)
-    game_id = doc.get("game_id")
+    _, version = frontend_of(doc)
+    key = identity.identity_key(doc)
     rounds_answer = answer.get("rounds") or []
     game = {
         "content_hash": content_hash,
-        "frontend": frontend,
+        # the names in their normal form (recorder.names): what identity compares
+        "frontend": identity.frontend_name(doc),
         "frontend_version": version,
-        "game_id": game_id if isinstance(game_id, str) else None,
+        "game_id": key[1] if key is not None else _game_id_key(doc.get("game_id")),
         "format": doc.get("format"),
         "preset": preset_of(doc.get("ruleset")),
         "variant": variant_key(doc.get("ruleset")),
@@ -770,6 +839,7 @@ def build_record(
         "uploaded_by": uploaded_by,
         "log": log,
         "answer": to_json(answer),
+        "identity": identity.IDENTITY_VERSION,
     }
     game["played_at"] = game["started_at"] or game["imported_at"]
     record = GameRecord(game)
@@ -791,6 +861,14 @@ def build_record(
     record.moves = [m.as_row() for m in facts.moves]
     game["moves_count"] = len(record.moves)
     return record
+
+
+def _game_id_key(value: Any) -> str | None:
+    """A game id's normal form (a log without a frontend is known by content only, but
+    its id is still shown and searched in that form)."""
+    if isinstance(value, str) and names.acceptable(value):
+        return names.game_id_key(value)
+    return value if isinstance(value, str) else None
 
 
 def insert_game(db: Database, record: GameRecord) -> int:
@@ -815,6 +893,19 @@ def insert_game(db: Database, record: GameRecord) -> int:
     if record.moves:
         conn.executemany(_MOVE_SQL, [(game_id, *row) for row in record.moves])
     return game_id
+
+
+def replace_game(db: Database, game_pk: int, record: GameRecord) -> None:
+    """Put ``record`` in the place of the stored game ``game_pk``, which keeps its id:
+    every column of its row, and its players, rounds and moves rows (inside the caller's
+    transaction). The statistics' examples of missed bonus (``stats_missed``) that named
+    the old game go too; the caller moves the counters."""
+    columns = list(record.game)
+    db.conn.execute(
+        "UPDATE games SET " + ", ".join(f"[{c}] = ?" for c in columns) + " WHERE id = ?",
+        [*(record.game[c] for c in columns), game_pk])
+    db.conn.execute("DELETE FROM stats_missed WHERE game = ?", [game_pk])
+    replace_facts(db, game_pk, record)
 
 
 def replace_facts(db: Database, game_pk: int, record: GameRecord) -> None:
@@ -848,6 +939,15 @@ def find_by_key(db: Database, frontend: str, game_id: str) -> dict[str, Any] | N
         [frontend, game_id],
     ).fetchone()
     return None if row is None else _identity(row)
+
+
+def merged_into(db: Database, game_pk: int) -> int | None:
+    """The game a removed id now means, when the identity rules found it a twin of it."""
+    try:
+        row = db.execute("SELECT kept FROM games_merged WHERE id = ?", [game_pk]).fetchone()
+    except sqlite3.OperationalError:  # a file opened without its migrations
+        return None
+    return None if row is None else int(row[0])
 
 
 def _identity(row: Sequence[Any]) -> dict[str, Any]:

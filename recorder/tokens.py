@@ -10,6 +10,10 @@ them.
 A token has scopes: ``upload`` (send games) and ``read`` (read the API when the server
 has ``READS_NEED_TOKEN``). A frontend's token needs only ``upload``, so a leaked one
 cannot read what others sent; a dashboard's needs only ``read``.
+
+A token that may upload is bound to one frontend (:mod:`recorder.binding`): the games it
+sends are that frontend's, and no other's. ``create_token`` binds it to its ``name`` unless
+told another frontend; the name is kept in its normal form (:mod:`recorder.names`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from recorder import names
 from recorder.storage import utc_now, write_transaction
 
 TOKEN_PREFIX = "rec_"
@@ -47,6 +52,8 @@ class Token:
     created_at: str
     revoked_at: str | None
     scopes: tuple[str, ...] = SCOPES
+    frontend: str | None = None
+    """The frontend whose games it uploads (normal form); None for a read-only token."""
 
     @property
     def active(self) -> bool:
@@ -65,6 +72,7 @@ class Token:
             "revoked_at": self.revoked_at,
             "active": self.active,
             "scopes": list(self.scopes),
+            "frontend": self.frontend,
         }
 
 
@@ -83,12 +91,22 @@ class Check:
     token: Token | None = None
 
 
-_COLUMNS = "id, name, prefix, created_at, revoked_at, scopes"
+_COLUMNS = "id, name, prefix, created_at, revoked_at, scopes, frontend"
 
 
 def _token(row: Any) -> Token:
-    *fields, scopes = row
-    return Token(*fields, scopes=tuple(s for s in SCOPES if s in str(scopes).split()))
+    *fields, scopes, frontend = row
+    return Token(*fields, scopes=tuple(s for s in SCOPES if s in str(scopes).split()),
+                 frontend=frontend)
+
+
+def frontend_binding(name: str) -> str:
+    """The frontend a token of this name (or given ``--frontend``) is bound to: the name's
+    normal form; ValueError saying why when it cannot be a frontend's name."""
+    why = names.problem(name)
+    if why is not None:
+        raise ValueError(f"the frontend name {names.quoted(name)} {why}")
+    return names.frontend_key(name)
 
 
 def check_scopes(scopes: Iterable[str] | None) -> tuple[str, ...]:
@@ -101,21 +119,32 @@ def check_scopes(scopes: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(s for s in SCOPES if s in asked)
 
 
-def create_token(db: Database, name: str,
-                 scopes: Iterable[str] | None = None) -> tuple[Token, str]:
+def create_token(db: Database, name: str, scopes: Iterable[str] | None = None, *,
+                 frontend: str | None = None) -> tuple[Token, str]:
     """Make a token for ``name`` with ``scopes`` (default: every scope); returns the
-    stored row and the secret (shown only now)."""
+    stored row and the secret (shown only now).
+
+    A token that may upload is bound to ``frontend``, or to the frontend ``name`` when
+    none is given; a read-only token is bound to none (``frontend`` is then refused).
+    """
     name = name.strip()
     if not name:
         raise ValueError("a token needs a name, such as the frontend it is for")
     allowed = check_scopes(scopes)
+    if "upload" in allowed:
+        bound: str | None = frontend_binding(frontend if frontend is not None else name)
+    elif frontend is not None:
+        raise ValueError("only a token that may upload is bound to a frontend; add "
+                         "--scope upload, or leave --frontend out")
+    else:
+        bound = None
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with write_transaction(db):
         cursor = db.conn.execute(
-            "INSERT INTO tokens (name, prefix, token_sha256, created_at, scopes) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO tokens (name, prefix, token_sha256, created_at, scopes, frontend) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
             [name, secret[: len(TOKEN_PREFIX) + PREFIX_CHARS], hash_token(secret), utc_now(),
-             " ".join(allowed)],
+             " ".join(allowed), bound],
         )
         row = db.conn.execute(
             f"SELECT {_COLUMNS} FROM tokens WHERE id = ?", [cursor.lastrowid]

@@ -15,6 +15,7 @@ from click.testing import Result
 from conftest import break_game, export_rows, json_lines, make_game
 
 from recorder import storage
+from recorder.ingest import import_upload
 from recorder.replay import replay
 from recorder.tokens import create_token
 from webui import create_app
@@ -66,7 +67,7 @@ def test_uploads_need_a_token(client: Any, db_path: Path) -> None:
 
 
 def test_a_revoked_token_gets_403(client: Any, cli: Cli, db_path: Path) -> None:
-    made = cli("token", "create", "spilop")
+    made = cli("token", "create", "spilop", "--frontend", "test-frontend")
     assert made.exit_code == 0
     secret = made.stdout.strip()
     headers = {"Authorization": f"Bearer {secret}"}
@@ -135,7 +136,7 @@ def test_one_document(client: Any, auth: dict[str, str], db_path: Path) -> None:
     assert response.status_code == 200
     body = response.get_json()
     assert body["ok"] is True
-    assert body["data"]["summary"] == {"accepted": 1, "duplicate": 0, "refused": 0}
+    assert body["data"]["summary"] == {"accepted": 1, "duplicate": 0, "superseded": 0, "refused": 0}
     (game,) = body["data"]["games"]
     assert game["game_id"] == doc["game_id"] and game["status"] == "accepted"
     assert game["id"] == 1 and game["error"] is None
@@ -176,7 +177,7 @@ def test_the_report_locates_a_refused_game(client: Any, auth: dict[str, str], ga
     docs = games(2)
     body = jsonl([docs[0], break_game(docs[1])])
     data = client.post("/api/games", data=body, headers=auth).get_json()["data"]
-    assert data["summary"] == {"accepted": 1, "duplicate": 0, "refused": 1}
+    assert data["summary"] == {"accepted": 1, "duplicate": 0, "superseded": 0, "refused": 1}
     refused = data["games"][1]
     assert refused["status"] == "refused" and refused["line"] == 2
     error = refused["error"]
@@ -270,12 +271,19 @@ def library_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[d
         docs.append(doc)
     path = tmp_path_factory.mktemp("library") / "library.db"
     db = storage.connect(path)
-    token = create_token(db, "test-frontend")[1]
-    db.close()
+    # each frontend's games with its own token (a token uploads one frontend's games);
+    # the games that name none from the command line, where they stay without one
+    tokens = {name: create_token(db, name, ["upload"])[1] for name in ("spilop-app", "tablet")}
     client = create_app({"TESTING": True, "DATABASE": str(path)}).test_client()
-    response = client.post("/api/games", data=jsonl(docs),
-                           headers={"Authorization": f"Bearer {token}"})
-    assert response.get_json()["data"]["summary"]["accepted"] == 16
+    for doc in docs:
+        name = (doc.get("frontend") or {}).get("name")
+        if name is None:
+            assert import_upload(db, jsonl([doc]))[0].accepted == 1
+            continue
+        response = client.post("/api/games", data=jsonl([doc]),
+                               headers={"Authorization": f"Bearer {tokens[name]}"})
+        assert response.get_json()["data"]["summary"]["accepted"] == 1
+    db.close()
     return path, [{"doc": d, "answer": replay(d), "id": i + 1} for i, d in enumerate(docs)]
 
 

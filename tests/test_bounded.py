@@ -79,7 +79,7 @@ def test_import_of_a_newline_bomb_stays_flat_and_stores_the_three_games(
     lines = [json.loads(line) for line in out.splitlines()]
     assert [(r["game_id"], r["status"]) for r in lines[:-1]] == \
         [(g["game_id"], "accepted") for g in games]
-    assert lines[-1] == {"accepted": 3, "duplicate": 0, "refused": 0}
+    assert lines[-1] == {"accepted": 3, "duplicate": 0, "superseded": 0, "refused": 0}
     assert [r["line"] for r in lines[:3]] == [1, GiB + 2, GiB + 3]
     assert peak < FLAT, f"peak RSS {peak / MiB:.0f} MiB"
 
@@ -174,7 +174,7 @@ def server(db_path: Path, start_server: Any) -> tuple[str, str]:
     from recorder.tokens import create_token
 
     db = storage.connect(db_path)
-    _, secret = create_token(db, "bounded")
+    _, secret = create_token(db, "bounded", frontend="test-frontend")  # make_game's
     db.close()
     return start_server(db_path), secret
 
@@ -209,7 +209,7 @@ def test_an_upload_of_a_million_documents_is_refused_before_any_is_read(
                            {"Authorization": f"Bearer {token}"})
     assert status == 200
     assert json.loads(body)["data"]["summary"] == {"accepted": 0, "duplicate": 0,
-                                                   "refused": 10_000}
+                                                   "superseded": 0, "refused": 10_000}
 
 
 @pytest.mark.parametrize("index", [0, 5, 999_999])

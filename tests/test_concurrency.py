@@ -47,7 +47,7 @@ def test_parallel_uploads_store_every_game_once(
     path = tmp_path / "games.jsonl"
     path.write_text("".join(json.dumps(d) + "\n" for d in docs))
     db = storage.connect(db_path)
-    _, secret = create_token(db, "load")
+    _, secret = create_token(db, "load", frontend="test-frontend")
     db.close()
     urls = [start_server(db_path), start_server(db_path)]
 

@@ -77,7 +77,7 @@ def test_sigkill_midway_then_rerun(tmp_path: Path, db_path: Path) -> None:
                            text=True, timeout=600, check=False)
     assert rerun.returncode == 0, rerun.stderr
     last = json.loads(rerun.stdout.splitlines()[-1])
-    assert last == {"accepted": GAMES - kept, "duplicate": kept, "refused": 0}
+    assert last == {"accepted": GAMES - kept, "duplicate": kept, "superseded": 0, "refused": 0}
 
     db = storage.connect(db_path)
     assert storage.integrity_check(db) == "ok"

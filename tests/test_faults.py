@@ -73,7 +73,8 @@ def retry_completes(db_path: Path, corpus: Path, kept: set[str]) -> None:
     again = recorder("import", "--json", "--db", str(db_path), str(corpus))
     assert again.returncode == 0, again.stderr
     _, tally = outcomes(again.stdout)
-    assert tally == {"accepted": GAMES - len(kept), "duplicate": len(kept), "refused": 0}
+    assert tally == {"accepted": GAMES - len(kept), "duplicate": len(kept),
+                     "superseded": 0, "refused": 0}
     assert stored(db_path) == {f"fault-{i}" for i in range(GAMES)}
 
 
@@ -206,7 +207,7 @@ def test_a_server_killed_during_an_upload_loses_only_the_batch_in_flight(
         tmp_path: Path, corpus: Path, start_server: Any) -> None:
     db_path = tmp_path / "killed.db"
     db = storage.connect(db_path)
-    _, token = create_token(db, "faults")
+    _, token = create_token(db, "faults", frontend="test-frontend")
     db.close()
     # several batches of 64 games: copies of the corpus under new game_ids
     docs = [json.loads(line) for line in corpus.read_text().splitlines()]
@@ -248,7 +249,7 @@ def test_a_server_killed_during_an_upload_loses_only_the_batch_in_flight(
     status, answer = _post(url, body, token)
     assert status == 200, answer
     assert answer["data"]["summary"] == {"accepted": len(ids) - len(kept),
-                                         "duplicate": len(kept), "refused": 0}
+                                         "duplicate": len(kept), "superseded": 0, "refused": 0}
     assert stored(db_path) == set(ids)
 
 
@@ -256,7 +257,7 @@ def test_a_full_database_answers_an_upload_503_and_a_retry_completes(
         tmp_path: Path, corpus: Path, start_server: Any) -> None:
     db_path = tmp_path / "full-api.db"
     db = storage.connect(db_path)
-    _, token = create_token(db, "faults")
+    _, token = create_token(db, "faults", frontend="test-frontend")
     db.close()
     body = corpus.read_bytes()
     limit = db_path.stat().st_size + 8 * 4096
@@ -273,7 +274,7 @@ def test_a_full_database_answers_an_upload_503_and_a_retry_completes(
     status, answer = _post(url, body, token)
     assert status == 200, answer
     assert answer["data"]["summary"] == {"accepted": GAMES - len(kept),
-                                         "duplicate": len(kept), "refused": 0}
+                                         "duplicate": len(kept), "superseded": 0, "refused": 0}
     assert stored(db_path) == {f"fault-{i}" for i in range(GAMES)}
 
 

@@ -145,7 +145,7 @@ def test_cli_import_stores_the_others_and_exits_3(planted_bug: None, tmp_path: P
     *outcomes, tally = json_lines(result.output)
     assert [o["status"] for o in outcomes] == ["accepted", "refused", "accepted"]
     assert outcomes[1]["error"]["code"] == "internal/replay"
-    assert tally == {"accepted": 2, "duplicate": 0, "refused": 1}
+    assert tally == {"accepted": 2, "duplicate": 0, "superseded": 0, "refused": 1}
     assert result.exit_code == 3
     db = storage.connect(db_path)
     assert {r["game_id"] for r in db["games"].rows} == {"game-1", "game-2"}
@@ -204,7 +204,7 @@ def test_a_parser_failure_on_one_file_costs_the_other_files_nothing(
     *outcomes, tally = json_lines(result.stdout)
     assert outcomes[0]["error"]["code"] == "internal/parse"
     assert outcomes[1]["status"] == "accepted"
-    assert tally == {"accepted": 1, "duplicate": 0, "refused": 1}
+    assert tally == {"accepted": 1, "duplicate": 0, "superseded": 0, "refused": 1}
     assert result.exit_code == 3
 
 
@@ -261,8 +261,9 @@ def test_json_lines_with_a_refused_first_line_reads_the_others(
     result = cli("import", "--json", str(path))
     *outcomes, tally = json_lines(result.output)
     assert [o["line"] for o in outcomes] == [1, 2, 3]
-    assert tally == {"accepted": 2, "duplicate": 0, "refused": 1}
+    assert tally == {"accepted": 2, "duplicate": 0, "superseded": 0, "refused": 1}
     response = client.post("/api/games", data=text.encode(), headers=auth)
     assert response.status_code == 200
     assert response.get_json()["data"]["summary"] == {"accepted": 0, "duplicate": 2,
+                                                      "superseded": 0,
                                                       "refused": 1}

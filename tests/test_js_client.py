@@ -363,7 +363,13 @@ def _upload(node: str, url: str, token: str, path: Path) -> dict[str, Any]:
 
 def test_a_resend_after_a_lost_answer_is_a_duplicate_not_a_second_game(
         node: str, service: tuple[str, str], tmp_path: Path, db_path: Path) -> None:
-    url, token = service
+    from recorder import storage
+    from recorder.tokens import create_token
+
+    url, _ = service
+    db = storage.connect(db_path)
+    token = create_token(db, "js-bots", ["upload"])[1]  # the frontend the bot games name
+    db.close()
     out = subprocess.run([node, str(JS / "tools" / "bot-games.js"), "1", "upload"], check=True,
                          capture_output=True, text=True, timeout=60).stdout
     path = tmp_path / "game.json"
@@ -375,13 +381,15 @@ def test_a_resend_after_a_lost_answer_is_a_duplicate_not_a_second_game(
     finally:
         relay.close()
     assert len(first["retries"]) == 1 and "cannot reach" in first["retries"][0]
-    assert first["report"]["summary"] == {"accepted": 0, "duplicate": 1, "refused": 0}
+    assert first["report"]["summary"] == {"accepted": 0, "duplicate": 1,
+                                          "superseded": 0, "refused": 0}
     # the report says it took two requests, and that the first most likely stored it
     assert first["report"]["attempts"] == 2
     assert first["report"]["games"][0]["earlierAttempt"] is True
     again = _upload(node, url, token, path)
     assert again["retries"] == []
-    assert again["report"]["summary"] == {"accepted": 0, "duplicate": 1, "refused": 0}
+    assert again["report"]["summary"] == {"accepted": 0, "duplicate": 1,
+                                          "superseded": 0, "refused": 0}
     assert again["report"]["attempts"] == 1 and "earlierAttempt" not in again["report"]["games"][0]
     with urllib.request.urlopen(f"{url}/api/games") as response:
         assert json.loads(response.read())["meta"]["total"] == 1

@@ -29,10 +29,7 @@ def reference_canonical(doc: Any) -> str:
     def dumps(value: Any) -> str:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
-    text = dumps(ingest.normalized(doc, nulls=False))
-    if ":null" in text:
-        text = dumps(ingest.normalized(doc))
-    return text
+    return dumps(ingest.normalized(doc))
 
 
 def reference_hash(doc: Any) -> str:

@@ -46,7 +46,7 @@ def site(library: Path, tmp_path: Path, start_server: Any) -> tuple[str, str, Pa
     db_path = tmp_path / "copy.db"
     db_path.write_bytes(library.read_bytes())
     db = storage.connect(db_path)
-    _, secret = create_token(db, "no500")
+    _, secret = create_token(db, "no500", frontend="test-frontend")
     db.close()
     return start_server(db_path), secret, db_path
 
@@ -195,7 +195,7 @@ def test_a_complete_export_ends_with_its_end_line(site: tuple[str, str, Path],
             capture_output=True, text=True, env=subprocess_env(), check=False)
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout.splitlines()[-1]) == \
-            {"accepted": 6, "duplicate": 0, "refused": 0}
+            {"accepted": 6, "duplicate": 0, "superseded": 0, "refused": 0}
 
 
 @pytest.mark.parametrize("fmt", ["logs", "jsonl"])
@@ -245,7 +245,7 @@ def test_the_upload_form_on_a_full_disk_says_the_storage_failed(
         tmp_path: Path, start_server: Any) -> None:
     db_path = tmp_path / "full.db"
     db = storage.connect(db_path)
-    _, token = create_token(db, "no500")
+    _, token = create_token(db, "no500", frontend="test-frontend")
     db.close()
     limit = db_path.stat().st_size + 8 * 4096
     url = start_server(db_path, env={"RECORDER_MAX_DB_BYTES": str(limit)})

@@ -92,7 +92,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     folder = tmp_path_factory.mktemp("fuzz")
     db_path = folder / "fuzz.db"
     db = storage.connect(db_path)
-    _, token = create_token(db, "fuzz")
+    _, token = create_token(db, "fuzz", frontend="test-frontend")
     docs = [make_game(i) for i in range(4)]
     import_upload(db, "".join(json.dumps(d) + "\n" for d in docs).encode())
     db.close()

@@ -20,7 +20,7 @@ from recorder.tokens import create_token
 def token(db_path: Path) -> str:
     db = storage.connect(db_path)
     try:
-        return create_token(db, "limits")[1]
+        return create_token(db, "limits", frontend="test-frontend")[1]
     finally:
         db.close()
 

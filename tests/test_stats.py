@@ -367,7 +367,7 @@ def test_an_upload_holding_a_game_twice_counts_it_once(db_path: Path,
     from recorder.tokens import create_token
 
     db = storage.connect(db_path)
-    _, secret = create_token(db, "frontend")
+    _, secret = create_token(db, "hand")  # an upload token sends its own frontend's games
     db.close()
     url = start_server(db_path)
     body = (json.dumps(hand_made()) + "\n") * 2
@@ -375,7 +375,8 @@ def test_an_upload_holding_a_game_twice_counts_it_once(db_path: Path,
                                      headers={"Authorization": f"Bearer {secret}"})
     with urllib.request.urlopen(request, timeout=60) as response:
         report = json.load(response)["data"]
-    assert report["summary"] == {"accepted": 1, "duplicate": 1, "refused": 0}
+    assert report["summary"] == {"accepted": 1, "duplicate": 1, "superseded": 0,
+                                 "refused": 0}
     with urllib.request.urlopen(url + "/api/stats/players", timeout=60) as response:
         players = {p["id"]: p for p in json.load(response)["data"]["players"]}
     assert {pid: (p["games"], p["rounds"]) for pid, p in players.items()} == {

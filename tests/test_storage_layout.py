@@ -40,9 +40,10 @@ def test_the_migration_keeps_every_row_and_index(tmp_path: Path) -> None:
     old.enable_wal()
     storage.migrations.apply(old, stop_before="m008_clustered_facts")
     assert "WITHOUT ROWID" not in table_sql(old, "moves")
-    # today's import writes a column of a later migration; added as that one adds it, it
-    # leaves the table a rowid table
+    # today's import writes columns of later migrations; added as those add them, they
+    # leave the table a rowid table
     old.execute("ALTER TABLE rounds ADD COLUMN ending TEXT")
+    old.execute("ALTER TABLE games ADD COLUMN identity INTEGER")
     _, outcomes = ingest.import_paths(old, [str(SAMPLES / "spilop-2p.jsonl")])
     assert {o.status for o in outcomes} == {"accepted"}
     before = {t: rows(old, t) for t in storage.CLUSTERED_TABLES}

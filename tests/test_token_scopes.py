@@ -19,8 +19,11 @@ from recorder.tokens import create_token
 
 
 def token_create(db_path: Path, name: str, *scopes: str) -> str:
-    """``recorder token create NAME [--scope S]...`` in its own process; the secret."""
+    """``recorder token create NAME [--scope S]...`` in its own process; the secret. A token
+    that may upload uploads the games of test-frontend, the frontend of ``make_game``."""
     args = [arg for scope in scopes for arg in ("--scope", scope)]
+    if not scopes or "upload" in scopes:
+        args += ["--frontend", "test-frontend"]
     result = subprocess.run(
         [sys.executable, "-c", "from recorder.cli import main; main()", "token", "create",
          name, *args, "--db", str(db_path)],

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def site(db_path: Path, start_server: Any) -> tuple[str, str]:
     db = storage.connect(db_path)
-    _, secret = create_token(db, "browser")
+    _, secret = create_token(db, "browser", frontend="test-frontend")
     db.close()
     return start_server(db_path), secret
 

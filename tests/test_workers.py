@@ -197,7 +197,8 @@ def test_cli_report_is_the_same_with_and_without_workers(
     assert results["0"].exit_code == results["2"].exit_code == 1
     assert [unclocked(o) for o in json_lines(results["0"].output)] == \
         [unclocked(o) for o in json_lines(results["2"].output)]
-    assert json_lines(results["2"].output)[-1] == {"accepted": 36, "duplicate": 2, "refused": 3}
+    assert json_lines(results["2"].output)[-1] == {"accepted": 36, "duplicate": 2,
+                                                   "superseded": 0, "refused": 3}
 
 
 def worker_pids(pid: int) -> list[int]:

@@ -89,6 +89,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         MAX_PAGE_SIZE=1000,
         FRAMES_CACHE_BYTES=64 * 1024 * 1024,  # built frames kept for stored games; 0: none
         **limits.DEFAULTS,
+        SIGNIN_DAYS=30,  # how long the sign-in cookie lasts (READS_NEED_TOKEN)
+        SIGNIN_COOKIE_SECURE=None,  # None: Secure when the request came over HTTPS
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -98,15 +100,19 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         reads = _env_flag("RECORDER_READS_NEED_TOKEN")
         if reads is not None:
             app.config["READS_NEED_TOKEN"] = reads
+        secure = _env_flag("RECORDER_SIGNIN_COOKIE_SECURE")
+        if secure is not None:
+            app.config["SIGNIN_COOKIE_SECURE"] = secure
     else:
         app.config.from_mapping(test_config)
     limits.settle(app)
 
     app.url_map.converters["int"] = GameNumber  # before any address is added below
 
-    from webui import api, api_stats, compress, db, games, stats, upload
+    from webui import api, api_stats, compress, db, games, signin, stats, upload
 
     db.init_app(app)
+    signin.init_app(app)
     compress.init_app(app)
     for blueprint in (api.bp, api_stats.bp, games.bp, stats.bp, upload.bp):
         app.register_blueprint(blueprint)

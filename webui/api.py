@@ -32,7 +32,8 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from recorder import figures, storage
+from recorder import figures, names, storage
+from recorder.binding import WrongFrontend
 from recorder.errors import InputError, TooLarge
 from recorder.frames import build_frames, move_count
 from recorder.ingest import import_upload
@@ -226,11 +227,14 @@ def authenticate(presented: str | None, scope: str) -> Token:
     return check.token
 
 
-@bp.before_request
-def reads_may_need_token() -> None:
-    """With ``READS_NEED_TOKEN``, reading needs a live token with the ``read`` scope."""
-    if request.method in {"GET", "HEAD"} and current_app.config.get("READS_NEED_TOKEN"):
-        authenticate(bearer(), "read")
+def bound_frontend(token: Token) -> str:
+    """The frontend an upload token sends games of, or the 403 that says it has none."""
+    if token.frontend is None:
+        fail(403, "auth/frontend",
+             f"this token (of {token.name!r}) is bound to no frontend, so it cannot upload; "
+             "ask the server's operator for a new one made with "
+             "'recorder token create NAME --scope upload --frontend FRONTEND'")
+    return token.frontend
 
 
 # ---------------------------------------------------------------------------------------
@@ -267,12 +271,16 @@ def upload_games() -> Response:
     each game; 400 when it cannot be read at all (then nothing is stored).
     """
     token = authenticate(bearer(), "upload")
+    frontend = bound_frontend(token)
     data = upload_body()
     try:
         tally, outcomes = import_upload(
             get_db(), data, limits=parse_limits(), max_documents=max_documents(),
-            source=f"api:{token.name}", uploaded_by=token.id,
+            source=f"api:{token.name}", uploaded_by=token.id, frontend=frontend,
         )
+    except WrongFrontend as exc:
+        fail(403, exc.code, exc.message + "; nothing of this upload was stored",
+             index=exc.index, line=exc.line, pointer=exc.pointer)
     except InputError as exc:
         status = 413 if _too_large(exc) else 400
         fail(status, exc.code, exc.message)
@@ -370,6 +378,14 @@ def _integer(name: str, value: str, *, low: int, high: int = storage.MAX_INTEGER
     return number
 
 
+def frontend_filter(value: str | None) -> str | None:
+    """A ``frontend`` filter in the normal form the names are stored in (recorder.names):
+    ``Spilop-App`` finds the games of ``spilop-app``."""
+    if value is not None and names.acceptable(value):
+        return names.frontend_key(value)
+    return value
+
+
 def game_filter(args: Mapping[str, str] | None = None,
                 allowed: frozenset[str] = LIST_PARAMS) -> storage.GameFilter:
     """The filters of the query string, each checked, with a 400 that names a bad one.
@@ -397,7 +413,7 @@ def game_filter(args: Mapping[str, str] | None = None,
         preset=args.get("preset"),
         variant=args.get("variant"),
         variants=_rule_variants(args["rule"]) if "rule" in args else None,
-        frontend=args.get("frontend"),
+        frontend=frontend_filter(args.get("frontend")),
         status=status,
         blocked=_boolean("blocked", args["blocked"]) if "blocked" in args else None,
         since=_moment("since", args["since"], end_of_day=False) if "since" in args else None,
@@ -523,10 +539,20 @@ def _stream(flt: storage.GameFilter, fmt: str, *, after: int | None,
     return response
 
 
+def not_found(game_pk: int) -> NoReturn:
+    """404 for a game id; an id whose game was found to be another stored game's twin says
+    which one it is now (``kept``)."""
+    kept = storage.merged_into(get_db(), game_pk)
+    if kept is not None:
+        fail(404, "game/not-found", f"there is no game #{game_pk}: it was game #{kept} stored "
+             f"twice, and is now /api/games/{kept}", kept=kept)
+    fail(404, "game/not-found", f"there is no game #{game_pk}")
+
+
 def _stored(game_pk: int) -> dict[str, Any]:
     row = storage.get_game(get_db(), game_pk)
     if row is None:
-        fail(404, "game/not-found", f"there is no game #{game_pk}")
+        not_found(game_pk)
     return row
 
 
@@ -624,7 +650,7 @@ def game_frames(game_pk: int) -> Response:
     db = get_db()
     found = db.execute("SELECT content_hash FROM games WHERE id = ?", [game_pk]).fetchone()
     if found is None:
-        fail(404, "game/not-found", f"there is no game #{game_pk}")
+        not_found(game_pk)
     budget = int(current_app.config.get("FRAMES_CACHE_BYTES", 0))
     key = (str(current_app.config["DATABASE"]), game_pk, str(found[0]))
     body = frames_cache.get(key) if budget else None

@@ -18,11 +18,10 @@ from flask import Blueprint, Response, request
 
 from recorder import figures, query, stats, storage
 from recorder.stats import METRICS, Reader, StatsFilter
-from webui.api import _integer, _moment, envelope, fail, reads_may_need_token
+from webui.api import _integer, _moment, envelope, fail, frontend_filter
 from webui.db import get_db
 
 bp = Blueprint("api_stats", __name__, url_prefix="/api/stats")
-bp.before_request(reads_may_need_token)
 
 FILTERS = ("preset", "variant", "frontend", "players", "player", "since", "until")
 EXAMPLES = 10
@@ -93,7 +92,7 @@ def stats_filter(extra: Sequence[str] = (), *, without: Sequence[str] = ()) -> S
     return StatsFilter(
         preset=args.get("preset"),
         variant=args.get("variant"),
-        frontend=args.get("frontend"),
+        frontend=frontend_filter(args.get("frontend")),
         players=_integer("players", args["players"], low=1, high=8) if "players" in args
         else None,
         player=args.get("player"),

@@ -56,11 +56,14 @@ def replay_title(game: dict[str, Any]) -> str:
 
 
 @bp.get("/games/<int:game_pk>")
-def replay(game_pk: int) -> tuple[str, int] | str:
+def replay(game_pk: int) -> Response | tuple[str, int] | str:
     """The replay of a stored game; the page loads its frames from the API."""
     db = get_db()
     game = storage.get_summary(db, game_pk)
     if game is None:
+        kept = storage.merged_into(get_db(), game_pk)
+        if kept is not None:  # a twin merged into another game: its links lead there
+            return redirect(url_for("games.replay", game_pk=kept), 301)
         return not_found(f"There is no game #{game_pk}.")
     return render_template(
         "replay.html", title=replay_title(game), game=game,

@@ -163,7 +163,8 @@ LOCKED_HEADERS = {name: {"$ref": f"#/components/headers/{name}"}
 WHY = {
     400: "A bad parameter or body; the message names it.",
     401: "No token, or an unknown one (WWW-Authenticate: Bearer).",
-    403: "A revoked token, or one without the scope.",
+    403: "A revoked token, one without the scope, or (an upload) a log of another "
+         "frontend than the token's (auth/frontend).",
     404: "No such game, player or address.",
     405: "A method this address does not take (Allow lists those it does).",
     413: "Too large: the body, its expanded bytes, its documents, a form's files or "
@@ -203,8 +204,14 @@ def api_answers(ok: dict[str, Schema], *errors: int) -> dict[str, Schema]:
     return out
 
 
+SIGN_IN_FIRST: Schema = {
+    "description": "With READS_NEED_TOKEN and no read token: the sign-in page, which comes "
+                   "back here after signing in (/signin?next=...).",
+    "headers": {**LOCKED_HEADERS, "Location": {"$ref": "#/components/headers/Location"}}}
+
+
 def page_answers(ok: str, *errors: int) -> dict[str, Schema]:
-    out = {"200": page(ok)}
+    out = {"200": page(ok), "302": SIGN_IN_FIRST}
     for status in sorted({*errors, 429, 500}):
         out[str(status)] = page(WHY[status])
     out["429"]["headers"] = {**LOCKED_HEADERS,
@@ -294,8 +301,9 @@ def form_field(parameter: Schema) -> Schema:
 
 
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
-READ: list[dict[str, list[str]]] = [{}, {"bearer": []}]
-"""Reading needs no token unless the server sets READS_NEED_TOKEN."""
+READ: list[dict[str, list[str]]] = [{}, {"bearer": []}, {"signin": []}]
+"""Reading needs no token unless the server sets READS_NEED_TOKEN: then a read token, sent
+as a bearer token or kept by the sign-in page in its cookie."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -507,6 +515,43 @@ def _pages() -> dict[str, Any]:
                                           503)},
         },
         **stats_pages,
+        "/signin": {
+            "get": {"tags": ["pages"], "operationId": "signInForm", "summary": "Sign in",
+                    "security": [{}],
+                    "parameters": [{**query("next", {"type": "string"},
+                                            "The page to come back to.")}],
+                    "responses": {"200": page("The form."), "429": page(WHY[429]),
+                                  "500": page(WHY[500])}},
+            "post": {
+                "tags": ["pages"], "operationId": "signIn",
+                "summary": "Sign in with a read token: kept in an HttpOnly, SameSite=Lax "
+                           "cookie (docs/service.md, Tokens, frontends and reading)",
+                "security": [{}],
+                "requestBody": {"required": True, "content": {
+                    "application/x-www-form-urlencoded": {"schema": {
+                        "type": "object", "properties": {"token": {"type": "string"},
+                                                         "next": {"type": "string"}}}}}},
+                "responses": {
+                    "302": {"description": "Signed in: back to the page asked for (a path "
+                                           "of this server only), with the cookie.",
+                            "headers": {**LOCKED_HEADERS, "Location": {
+                                "$ref": "#/components/headers/Location"}}},
+                    **{str(s): page(w) for s, w in (
+                        (400, "No token given."), (401, "An unknown token."),
+                        (403, "A revoked token, one that may not read, or a sign-in "
+                              "another site's page sent."),
+                        (429, WHY[429]), (500, WHY[500]))}}},
+        },
+        "/signout": {"post": {
+            "tags": ["pages"], "operationId": "signOut", "summary": "Forget the sign-in",
+            "security": [{}],
+            "responses": {
+                "302": {"description": "Signed out: the sign-in page.",
+                        "headers": {**LOCKED_HEADERS, "Location": {
+                            "$ref": "#/components/headers/Location"}}},
+                **{str(s): page(w) for s, w in (
+                    (403, "A sign-out another site's page sent."), (429, WHY[429]),
+                    (500, WHY[500]))}}}},
     }
 
 
@@ -530,9 +575,16 @@ def document() -> dict[str, Any]:
         "components": {
             "schemas": SCHEMAS,
             "headers": HEADERS,
-            "securitySchemes": {"bearer": {
-                "type": "http", "scheme": "bearer",
-                "description": "recorder token create NAME [--scope upload|read]"}},
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http", "scheme": "bearer",
+                    "description": "recorder token create NAME [--scope upload|read] "
+                                   "[--frontend F]; an upload token sends its frontend's "
+                                   "games only"},
+                "signin": {
+                    "type": "apiKey", "in": "cookie", "name": "recorder_read",
+                    "description": "A read token kept by the sign-in page (/signin); "
+                                   "taken for reading only, never for an upload"}},
         },
     }
 

@@ -18,6 +18,7 @@ from werkzeug.datastructures import FileStorage
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from recorder import storage
+from recorder.binding import WrongFrontend
 from recorder.errors import InputError, TooLarge, TooManyDocuments, internal_error
 from recorder.ingest import Outcome, Tally, import_upload, locate
 from recorder.parse import iter_documents
@@ -77,6 +78,10 @@ def form_upload() -> tuple[str, int] | str:
     if not check.token.may("upload"):
         return _problem("This token may only read; uploads need a token made for uploading.",
                         403)
+    frontend = check.token.frontend
+    if frontend is None:
+        return _problem("This token is bound to no frontend, so it cannot upload; ask for a "
+                        "new one.", 403)
     files = [f for f in chosen if f.filename]
     if not files:
         return _problem("Choose at least one file.", 400)
@@ -99,8 +104,11 @@ def form_upload() -> tuple[str, int] | str:
             report.tally, report.outcomes = import_upload(
                 get_db(), data, limits=budget.limits, max_documents=budget.documents(),
                 source=f"upload:{report.name}", uploaded_by=check.token.id,
+                frontend=frontend,
             )
             budget.took(len(report.outcomes))
+        except WrongFrontend as exc:
+            report.error = exc.message + "; nothing of this file was stored"
         except TooManyDocuments as exc:
             report.error = budget.too_many(exc, fresh).message
             over = True

@@ -89,7 +89,7 @@ function renderReport(name, data, file = null) {
       "tr",
       { "data-status": game.status },
       el("td", {}, (game.index ?? 0) + 1),
-      el("td", {}, game.game_id ?? "—"),
+      el("td", {}, el("bdi", {}, game.game_id ?? "—")),
       el("td", {}, el("span", { class: `badge ${game.status}` }, game.status)),
       el("td", {}, details),
     );
@@ -103,6 +103,9 @@ function renderReport(name, data, file = null) {
       { class: "summary" },
       el("span", { class: "count accepted" }, `${summary.accepted} accepted`),
       el("span", { class: "count duplicate" }, `${summary.duplicate} duplicate`),
+      ...(summary.superseded
+        ? [el("span", { class: "count superseded" }, `${summary.superseded} superseded`)]
+        : []),
       el("span", { class: "count refused" }, `${summary.refused} refused`),
     ),
     el(
@@ -152,7 +155,7 @@ async function send(file, token) {
     return { ok: true, data: body.data, warning: body.error?.message ?? "" };
   }
   const message = body?.error?.message ?? `the server answered ${response.status}`;
-  return { ok: false, status: response.status, message };
+  return { ok: false, status: response.status, message, code: body?.error?.code };
 }
 
 async function uploadQueued() {
@@ -181,7 +184,8 @@ async function uploadQueued() {
         if (result.warning) reports.prepend(renderFailure(file.name, result.warning));
       } else {
         reports.prepend(renderFailure(file.name, result.message));
-        if (result.status === 401 || result.status === 403) {
+        // a token the server refuses stops the queue; a file of another frontend does not
+        if (result.status === 401 || (result.status === 403 && result.code !== "auth/frontend")) {
           showProblem(result.message);
           break;
         }
