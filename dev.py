@@ -123,7 +123,7 @@ PURE_SUITE = ["tests/test_rules_*.py", "tests/test_properties.py", "tests/test_s
               "tests/test_isolation.py", "tests/test_hostile.py", "tests/test_vectors.py",
               "tests/test_schema.py", "tests/test_fuzz.py", "tests/test_blocking.py",
               "tests/test_knowledge.py", "tests/test_scores_part.py", "tests/test_diagnostics.py",
-              "tests/test_nulls.py"]
+              "tests/test_nulls.py", "tests/test_solver.py"]
 
 
 def expect_build() -> dict[str, str]:

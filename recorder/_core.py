@@ -28,9 +28,10 @@ from pathlib import Path
 from types import ModuleType
 
 #: the modules mypyc compiles: the engine, the shuffle, the replay walk, the facts, the
-#: parser's count of a document's keys, the packing of a round's moves and their count
+#: parser's count of a document's keys, the packing of a round's moves and their count, and
+#: the review's solver
 COMPILED = ("engine", "shuffle", "tiles", "rules", "replay", "schema", "analysis", "blocking",
-            "keycount", "packing", "tally")
+            "keycount", "packing", "tally", "solver")
 #: written by the build beside the extensions: the hash of each source it compiled
 BUILD_INFO = "_core_build.json"
 

@@ -340,6 +340,44 @@ def validate_cmd(strict: bool, workers: int | None, files: tuple[str, ...]) -> N
     sys.exit(inputs.exit_code(invalid))
 
 
+@main.command("review")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print each game's review as one JSON line (docs/review.md).")
+@click.option("--view", type=click.Choice(["player", "perfect"]), default="player",
+              show_default=True, help="What the mover is taken to know: their own hand "
+              "and what the table showed (player), or every hand and the boneyard (perfect).")
+@click.option("--samples", type=click.IntRange(1, 1000), default=None, metavar="N",
+              help="Deals of the unseen tiles solved per decision, at most, in the player "
+                   "view [default: 24].")
+@click.option("--seed", default="review", show_default=True,
+              help="Seeds the player view's deals: the same seed, the same review.")
+@click.option("--no-progress", is_flag=True, help="No progress bar on standard error.")
+@_workers_option
+@click.argument("files", nargs=-1, required=True)
+def review_cmd(as_json: bool, view: str, samples: int | None, seed: str, no_progress: bool,
+               workers: int | None, files: tuple[str, ...]) -> None:
+    """Judge every decision of the games in FILES: what each legal move was worth.
+
+    A readable report per game (each player's accuracy, the biggest mistakes with the
+    better move), or with --json one JSON line per game. The work per game is bounded
+    (docs/review.md, "Limits").
+
+    \b
+    Examples:
+      recorder review game.json
+      recorder review --view perfect --json games.jsonl > reviews.jsonl
+      recorder review --samples 64 --seed s1 sample_games/classic-2p.jsonl
+    """
+    from recorder.cli_review import run
+    from recorder.review import DEFAULT_SAMPLES, Settings
+
+    settings = Settings(view=view, samples=samples or DEFAULT_SAMPLES, seed=seed)
+    with _worker_failure():
+        code = run(files, settings, _resolve_workers(workers), as_json,
+                   progress=not no_progress)
+    sys.exit(code)
+
+
 @contextlib.contextmanager
 def _worker_failure() -> Iterator[None]:
     """A worker that died: exit 3 with one clear line (the output so far stands)."""
@@ -427,8 +465,11 @@ def _parse_option(text: str) -> tuple[str, Any]:
 @click.option("--seed", default="sim", show_default=True,
               help="Game seeds are SEED-1, SEED-2, ...")
 @click.option("--bots", default=None, metavar="STYLE,...",
-              help="One style a seat: random, heavy, doubles, bonus, blocker "
+              help="One style a seat: random, heavy, doubles, bonus, blocker, review "
                    "(default: each player's own style).")
+@click.option("--bot", default=None, metavar="STYLE",
+              help="The same style for every seat, e.g. --bot review (the review's best "
+                   "move: docs/review.md).")
 @click.option("--explicit-deal", is_flag=True, help="Write each round's deal instead of relying "
               "on the seed.")
 @click.option("--max-rounds", type=click.IntRange(1), default=200, show_default=True)
@@ -440,8 +481,8 @@ def _parse_option(text: str) -> tuple[str, Any]:
 @click.option("--series", is_flag=True, help="dominoes: a whole series to its target instead "
               "of one hand.")
 def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, games: int,
-                 seed: str, bots: str | None, explicit_deal: bool, max_rounds: int,
-                 pretty: bool, engine: str | None, series: bool) -> None:
+                 seed: str, bots: str | None, bot: str | None, explicit_deal: bool,
+                 max_rounds: int, pretty: bool, engine: str | None, series: bool) -> None:
     """Write complete games played by bots, as JSON Lines on stdout.
 
     \b
@@ -449,6 +490,7 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
       recorder simulate --preset spilop -o bonus=true --players 3 --games 50 > spilop.jsonl
       recorder simulate --preset classic -o draw=one --bots heavy,random --pretty
       recorder simulate --preset kozel -o partnerships=true --players 4
+      recorder simulate --preset classic --bots review,heavy --games 20
       recorder simulate --engine openspiel --players 4 --games 100 > team.jsonl
       recorder simulate --engine all-fives -o target=61 --games 20 > all-fives.jsonl
     """
@@ -467,7 +509,9 @@ def simulate_cmd(preset: str, options: tuple[str, ...], players: int | None, gam
         rules.check_players(n)
     except RulesetError as exc:
         raise click.UsageError(exc.message) from None
-    styles = bots.split(",") if bots else None
+    if bot is not None and bots is not None:
+        raise click.UsageError("give --bot (every seat) or --bots (one a seat), not both")
+    styles = bots.split(",") if bots else [bot] * n if bot else None
     for i in range(1, games + 1):
         try:
             doc = simulate_game(spec, n, f"{seed}-{i}", styles, game_id=f"{seed}-{i}",

@@ -37,6 +37,9 @@ RIGHT: Final = 1
 UP: Final = 2
 DOWN: Final = 3
 MAX_REDEALS: Final = 1000
+#: :meth:`Round.move_codes` of a draw and of a pass (a play's code is never negative)
+DRAW_CODE: Final = -1
+PASS_CODE: Final = -2
 
 # round phases
 DRAW_FOR_DOUBLE: Final = "draw-for-double"
@@ -288,6 +291,12 @@ def _holds_double(tiles: TileSet, hands: Sequence[int]) -> bool:
     return any(h & doubles for h in hands)
 
 
+#: what :meth:`Round.snapshot` keeps: every field a move may change
+Snapshot = tuple[tuple[int, ...], int, str, int, tuple[int, ...], int, int, bool, bool, bool,
+                 int, bool, tuple[int, ...], int, int, int, int, "RoundResult | None", int,
+                 int]
+
+
 # ---------------------------------------------------------------------- a round
 class Round:
     """The state of one round. Build with :meth:`start`; advance with :meth:`apply`."""
@@ -440,30 +449,89 @@ class Round:
                 return k
         return -1
 
-    def copy(self) -> Round:
+    def copy(self, *, history: bool = True) -> Round:
+        """An independent snapshot. ``history=False`` leaves out the tiles placed so far
+        (``board`` and ``closed_tiles`` start empty): the same position and future, for
+        a searcher that copies a round at every node and never draws the board."""
         other = Round()
         other.rules, other.tiles, other.players, other.deal = (
             self.rules, self.tiles, self.players, self.deal)
-        other.hands = list(self.hands)
+        other.hands = self.hands.copy()
         other.boneyard, other.drawn = self.boneyard, self.drawn
-        other.value = list(self.value)
-        other.dbl = list(self.dbl)
-        other.covered = list(self.covered)
+        other.value = self.value.copy()
+        other.dbl = self.dbl.copy()
+        other.covered = self.covered.copy()
         other.arms_open, other.opener_double, other.spinner = (
             self.arms_open, self.opener_double, self.spinner)
         other.open_mask, other.drew = self.open_mask, self.drew
-        other.bonus = list(self.bonus)
+        other.bonus = self.bonus.copy()
         other.last_player, other.last_play, other.moves = (
             self.last_player, self.last_play, self.moves)
-        other.board = list(self.board)
-        other.shut = list(self.shut)
+        other.board = self.board.copy() if history else []
+        other.shut = self.shut.copy()
         other.shut_pips = self.shut_pips
-        other.closed_tiles = list(self.closed_tiles)
+        other.closed_tiles = self.closed_tiles.copy() if history else []
         other.pot, other.target_from, other.result = self.pot, self.target_from, self.result
         other._stock_limit = self._stock_limit
         other.openers, other.opening_kind = self.openers, self.opening_kind
         other.turn, other.phase = self.turn, self.phase
         return other
+
+    def snapshot(self) -> Snapshot:
+        """What :meth:`restore` needs to bring this round back to now, whatever moves are
+        applied in between: a searcher's make and unmake, instead of a :meth:`copy` at
+        every node. Everything a move may change is in it (``tests/test_solver.py``
+        compares every slot after a restore)."""
+        ends = 0
+        value, dbl, covered, shut = self.value, self.dbl, self.covered, self.shut
+        for e in range(4):
+            ends = (ends << 8) | ((value[e] + 1) << 3) | (int(dbl[e]) << 2) | (
+                int(covered[e]) << 1) | int(shut[e])
+        return (tuple(self.hands), self.drawn, self.phase, self.turn, self.openers,
+                self.opening_kind, ends, self.arms_open, self.opener_double, self.spinner,
+                self.open_mask, self.drew, tuple(self.bonus), self.last_player,
+                self.last_play, self.moves, len(self.board), self.result, self.shut_pips,
+                len(self.closed_tiles))
+
+    def restore(self, saved: Snapshot) -> None:
+        """Bring the round back to the moment :meth:`snapshot` took ``saved``."""
+        hands, bonus = saved[0], saved[12]
+        ends: int = saved[6]
+        placed: int = saved[16]
+        closed: int = saved[19]
+        self.drawn, self.phase, self.turn, self.openers, self.opening_kind = (
+            saved[1], saved[2], saved[3], saved[4], saved[5])
+        self.arms_open, self.opener_double, self.spinner, self.open_mask, self.drew = (
+            saved[7], saved[8], saved[9], saved[10], saved[11])
+        self.last_player, self.last_play, self.moves, self.result, self.shut_pips = (
+            saved[13], saved[14], saved[15], saved[17], saved[18])
+        # only what changed is written back: a list store costs more than a read
+        mine = self.hands
+        for i in range(len(mine)):
+            if mine[i] != hands[i]:
+                mine[i] = hands[i]
+        scores = self.bonus
+        for i in range(len(scores)):
+            if scores[i] != bonus[i]:
+                scores[i] = bonus[i]
+        value, dbl, covered, shut = self.value, self.dbl, self.covered, self.shut
+        for e in range(3, -1, -1):
+            if shut[e] != ((ends & 1) == 1):
+                shut[e] = (ends & 1) == 1
+            if covered[e] != ((ends & 2) == 2):
+                covered[e] = (ends & 2) == 2
+            if dbl[e] != ((ends & 4) == 4):
+                dbl[e] = (ends & 4) == 4
+            v = ((ends >> 3) & 31) - 1
+            if value[e] != v:
+                value[e] = v
+            ends >>= 8
+        board = self.board
+        while len(board) > placed:
+            board.pop()
+        closed_tiles = self.closed_tiles
+        while len(closed_tiles) > closed:
+            closed_tiles.pop()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -547,6 +615,76 @@ class Round:
         if self.phase == OPENING or seat != self.turn:
             return []
         return [Move(seat, "draw")] if self.may_draw() else [Move(seat, "pass")]
+
+    def move_codes(self, seat: int) -> list[int]:
+        """:meth:`legal_moves` of ``seat`` as small integers, in the same order: for search.
+
+        A play is ``kind << 4 | (end + 1) << 1 | closed`` (end -1: the opening tile),
+        a draw :data:`DRAW_CODE`, a pass :data:`PASS_CODE`; :meth:`code_move` turns a
+        code back into the :class:`Move` that ``legal_moves`` lists, and
+        :meth:`apply_code` plays it. A searcher visits millions of positions, and
+        building a ``Move`` and parsing its tile back for each would cost most of
+        its time.
+        """
+        if self.phase != PLAY:
+            if self.phase == DRAW_FOR_DOUBLE:
+                return [DRAW_CODE] if seat == self.turn else []
+            return [(k << 4) for k, _ in self._plays(seat)]  # the opening (or over: none)
+        if seat != self.turn:
+            return []
+        tiles = self.tiles
+        playable = self.hands[seat] & self.open_mask
+        if not playable:
+            return [DRAW_CODE] if self.may_draw() else [PASS_CODE]
+        kinds = tiles.kinds
+        if tiles.sets == 2:  # a kind once, whichever copies are held
+            playable = (playable | (playable >> kinds)) & ((1 << kinds) - 1)
+        close = self.rules.closed_doubles and self._may_close()
+        value = self.value
+        out: list[int] = []
+        while playable:
+            low = playable & -playable
+            playable ^= low
+            k = low.bit_length() - 1
+            lo, hi = tiles.kind_lo[k], tiles.kind_hi[k]
+            for e in range(4):  # left, right, up, down
+                v = value[e]
+                if v >= 0 and (v == lo or v == hi):
+                    code = (k << 4) | ((e + 1) << 1)
+                    out.append(code)
+                    if close and lo == hi:
+                        out.append(code | 1)
+        return out
+
+    def code_move(self, seat: int, code: int) -> Move:
+        """The :class:`Move` of a code of :meth:`move_codes`, as ``legal_moves`` writes it."""
+        if code == DRAW_CODE:
+            return Move(seat, "draw")
+        if code == PASS_CODE:
+            return Move(seat, "pass")
+        kind, e = code >> 4, ((code >> 1) & 7) - 1
+        end = None
+        if e >= 0:
+            lo, hi = self.tiles.kind_lo[kind], self.tiles.kind_hi[kind]
+            if sum(1 for v in self.value if v >= 0 and (v == lo or v == hi)) > 1:
+                end = END_NAMES[e]
+        return Move(seat, "play", self.tiles.kind_name[kind], end, closed=(code & 1) == 1)
+
+    def apply_code(self, seat: int, code: int) -> None:
+        """Play a code of :meth:`move_codes`, unchecked: the searcher's :meth:`apply`.
+
+        It commits exactly what :meth:`apply` would after checking the move
+        :meth:`code_move` gives (an opening tile lies with its low half on the left,
+        as ``legal_moves`` writes it).
+        """
+        if code >= 0:
+            kind = code >> 4
+            self._commit(seat, "play", kind, self.tiles.kind_lo[kind], ((code >> 1) & 7) - 1,
+                         (code & 1) == 1)
+        elif code == DRAW_CODE:
+            self._commit(seat, "draw", 0, 0, 0)
+        else:
+            self._commit(seat, "pass", 0, 0, 0)
 
     def options(self, seat: int) -> tuple[int, int]:
         """How many legal moves ``seat`` has now, and the most bonus one of them scores.

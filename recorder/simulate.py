@@ -111,8 +111,12 @@ def round_move_cap(state: Round) -> int:
     return state.players * (state.tiles.size + len(state.boneyard))
 
 
+#: bots that search (recorder.review.ReviewBot): shown every move of the round, they
+#: play what the review of their seat's knowledge calls best
+SEARCHING = ("review",)
+
 _THINK_MS = {"random": (300, 2500), "heavy": (400, 3000), "doubles": (500, 3500),
-             "bonus": (900, 7000), "blocker": (1200, 9000)}
+             "bonus": (900, 7000), "blocker": (1200, 9000), "review": (1500, 12000)}
 
 
 def simulate_game(
@@ -139,9 +143,14 @@ def simulate_game(
     styles = list(bots) if bots else [p[2] for p in people]
     if len(styles) != players:
         raise ValueError(f"{players} players need {players} bots, got {len(styles)}")
-    unknown = [s for s in styles if s not in BOTS]
+    unknown = [s for s in styles if s not in BOTS and s not in SEARCHING]
     if unknown:
-        raise ValueError(f"unknown bot {unknown[0]!r}; bots: {', '.join(BOTS)}")
+        raise ValueError(f"unknown bot {unknown[0]!r}; bots: {', '.join([*BOTS, *SEARCHING])}")
+    reviewer = None
+    if "review" in styles:
+        from recorder.review import ReviewBot
+
+        reviewer = ReviewBot(rules, players, seed)
     match = Match(rules, players)
     log = GameLog(ruleset if isinstance(ruleset, str | dict) else rules.preset,
                   [{"id": pid, "name": name} for pid, name, _ in people],
@@ -159,6 +168,8 @@ def simulate_game(
             state = match.new_round(seed=f"{seed}/{r}")
             log.start_round()
         cap = round_move_cap(state)
+        if reviewer is not None:
+            reviewer.start(state)
         while not state.over:
             if state.moves >= cap:
                 raise RoundTooLong(
@@ -168,12 +179,20 @@ def simulate_game(
                     f"{len(state.boneyard)} in the boneyard)): the engine never ends it")
             legal = state.legal_moves(state.turn)
             style = styles[state.turn]
-            move = BOTS[style](state, legal, rng) if len(legal) > 1 else legal[0]
+            if len(legal) == 1:
+                move = legal[0]
+            elif style == "review":
+                assert reviewer is not None
+                move = reviewer.choose(state, legal)
+            else:
+                move = BOTS[style](state, legal, rng)
             if move.action == "draw":
                 nxt = state.boneyard[state.drawn]
                 move = Move(move.player, "draw", state.tiles.kind_name[state.tiles.phys_kind[nxt]])
             lo, hi = _THINK_MS[style]
             ms = rng.randint(lo // 4, lo) if len(legal) == 1 else rng.randint(lo, hi)
+            if reviewer is not None:
+                reviewer.record(state, move)
             state.apply(move)
             if move.action == "play":
                 log.play(move.player, move.tile or "", move.end, ms=ms, closed=move.closed)

@@ -1,0 +1,364 @@
+"""Game review: what each decision of a logged game was worth, and each player's accuracy.
+
+Above the solver (:mod:`recorder.solver`): a log in, one JSON-ready object out
+(docs/review.md). A *decision* is a move where the mover had more than one legal move,
+counted as the statistics count them (``moves.legal_count``: each end that takes a tile
+is its own choice). Each decision lists every legal move with its value in points from
+the mover's side, the move played, the best one, the points the played one lost and a
+class (:data:`CLASSES`).
+
+Every path (the command line, its workers, the service later) calls :func:`review_round`
+for each round and :func:`summarize` over them, which :func:`review_game` does: a round's
+review depends on nothing but the log up to it and the settings (each decision's
+samples are seeded by the game's seed, the round and the move), so rounds reviewed
+apart, in any order, by any number of workers, give the same object byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from recorder.engine import END_NAMES, OPENING, Move, Round
+from recorder.replay import MoveEvent, RoundStart, open_game, replay, walk
+from recorder.solver import Estimate, SearchLimit, Seen, Solver, estimate, perfect
+
+FORMAT: Final = "domino-review/1"
+#: bumped whenever a review of the same log with the same settings could change
+VERSION: Final = 1
+VIEWS: Final = ("player", "perfect")
+DEFAULT_VIEW: Final = "player"
+#: deals solved for each decision of the player view, at most (sampling stops earlier
+#: when the best move is clear: recorder.solver.MIN_SAMPLES, CLEAR_Z)
+DEFAULT_SAMPLES: Final = 24
+DEFAULT_SEED: Final = "review"
+#: positions the solver may visit for one decision, all its samples together; past it
+#: the samples solved so far stand (none solved: the decision is left unvalued)
+DECISION_POSITIONS: Final = 2_000_000
+#: decisions valued in one game, at most; later ones are listed unvalued
+MAX_DECISIONS: Final = 1_000
+MAX_SAMPLES: Final = 1_000
+
+#: (class, largest loss in points it takes): a decision's loss is the best move's value
+#: less the played move's
+CLASSES: Final = (("best", 0.0), ("good", 2.0), ("inaccuracy", 5.0), ("mistake", 10.0),
+                  ("blunder", math.inf))
+#: losses this small are float noise, not points (means of equal values)
+_EPS: Final = 1e-9
+#: decimals of the values, errors and losses in the review
+DIGITS: Final = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How a game is reviewed: the view, the samples and their seed, and the limits."""
+
+    view: str = DEFAULT_VIEW
+    samples: int = DEFAULT_SAMPLES
+    seed: str = DEFAULT_SEED
+    positions: int = DECISION_POSITIONS
+    max_decisions: int = MAX_DECISIONS
+
+    def __post_init__(self) -> None:
+        if self.view not in VIEWS:
+            raise ValueError(f"the view is player or perfect, not {self.view!r}")
+        if not 1 <= self.samples <= MAX_SAMPLES:
+            raise ValueError(f"samples go from 1 to {MAX_SAMPLES}, not {self.samples}")
+
+
+def classify(loss: float) -> str:
+    """The class of a decision that lost ``loss`` points (:data:`CLASSES`)."""
+    for name, most in CLASSES:
+        if loss <= most + _EPS:
+            return name
+    return CLASSES[-1][0]  # pragma: no cover - the last class takes every loss
+
+
+# ---------------------------------------------------------------------- a game
+def review_game(doc: Any, settings: Settings = Settings()) -> dict[str, Any]:
+    """The review of one log document (docs/review.md); never raises for a bad log.
+
+    A log the engine refuses is not reviewed: its ``error`` says why. An unfinished game
+    is reviewed up to its last move.
+    """
+    plan = plan_review(doc)
+    if plan.error is not None:
+        return refused(doc, settings, plan.error)
+    rounds = [review_round(doc, r, settings, skip=plan.before[r - 1])
+              for r in range(1, len(plan.before) + 1)]
+    return assemble(doc, settings, plan, rounds)
+
+
+@dataclass(slots=True)
+class Plan:
+    """What a review needs to know of a game before its rounds are reviewed."""
+
+    status: str
+    players: int
+    #: per round, the decisions of the game before it (for :data:`MAX_DECISIONS`)
+    before: list[int]
+    error: dict[str, Any] | None = None
+
+
+def plan_review(doc: Any) -> Plan:
+    """Replay the game once: its verdict, and where its decisions fall."""
+    answer = replay(doc)
+    if answer["status"] == "invalid":
+        return Plan("invalid", 0, [], answer["error"])
+    game = open_game(doc)
+    before: list[int] = []
+    count = 0
+    for event in walk(doc, game):
+        if type(event) is RoundStart:
+            before.append(count)
+        elif type(event) is MoveEvent:
+            move = event.move
+            if len(event.state.legal_moves(move.player)) > 1:
+                count += 1
+    return Plan(answer["status"], len(doc["players"]), before)
+
+
+def refused(doc: Any, settings: Settings, error: dict[str, Any]) -> dict[str, Any]:
+    """The review of a log the engine refused: nothing but why."""
+    out = _header(doc, settings, "invalid")
+    out.update({"rounds": [], "players": [], "error": error})
+    return out
+
+
+def assemble(doc: Any, settings: Settings, plan: Plan,
+             rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The game's review from its rounds' (:func:`review_round`, in order)."""
+    out = _header(doc, settings, plan.status)
+    out.update({"rounds": rounds, "players": summarize(rounds, plan.players), "error": None})
+    return out
+
+
+def _header(doc: Any, settings: Settings, status: str) -> dict[str, Any]:
+    game_id = doc.get("game_id") if isinstance(doc, dict) else None
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game_id": game_id if isinstance(game_id, str) else None,
+        "status": status,
+        "view": settings.view,
+        "samples": settings.samples if settings.view == "player" else 1,
+        "seed": settings.seed,
+    }
+
+
+def summarize(rounds: Sequence[dict[str, Any]], players: int) -> list[dict[str, Any]]:
+    """Each seat's accuracy over the valued decisions of ``rounds``."""
+    out = []
+    for seat in range(players):
+        losses: list[float] = []
+        classes = {name: 0 for name, _ in CLASSES}
+        for r in rounds:
+            for d in r["decisions"]:
+                if d["player"] == seat and d["class"] is not None:
+                    losses.append(d["loss"])
+                    classes[d["class"]] += 1
+        n = len(losses)
+        out.append({
+            "seat": seat,
+            "decisions": n,
+            "mean_loss": round(sum(losses) / n, DIGITS) if n else None,
+            "best_share": round(classes["best"] / n, DIGITS) if n else None,
+            "classes": classes,
+        })
+    return out
+
+
+# ---------------------------------------------------------------------- a round
+def review_round(doc: Any, round_no: int, settings: Settings = Settings(), *,
+                 skip: int = 0) -> dict[str, Any]:
+    """The review of round ``round_no`` (1-based) of a log the engine accepts.
+
+    ``skip``: decisions of the game before this round; those past
+    ``settings.max_decisions`` in the game are listed unvalued.
+    """
+    game = open_game(doc)
+    rules = game.rules
+    decisions: list[dict[str, Any]] = []
+    solver: Solver | None = None
+    seen: Seen | None = None
+    count = skip
+    for event in walk(doc, game):
+        if type(event) is RoundStart:
+            if event.round > round_no:
+                break
+            if event.round == round_no:
+                solver = Solver(rules, event.state.players)
+                seen = Seen(event.state)
+        elif type(event) is MoveEvent and event.round == round_no:
+            assert solver is not None and seen is not None
+            state = event.state
+            move = event.move
+            legal = state.legal_moves(move.player)
+            if len(legal) > 1:
+                valued = count < settings.max_decisions
+                decisions.append(_decision(solver, seen, state, event.move_no, move, legal,
+                                           settings if valued else None, round_no))
+                count += 1
+            seen.record(state, move)
+    return {"round": round_no, "decisions": decisions}
+
+
+def _decision(solver: Solver, seen: Seen, state: Round, move_no: int, move: Move,
+              legal: list[Move], settings: Settings | None, round_no: int) -> dict[str, Any]:
+    seat = move.player
+    codes = state.move_codes(seat)
+    played = _played(state, move, codes)
+    est: Estimate | None = None
+    if settings is not None:
+        if settings.view == "perfect":
+            solver.limit = settings.positions
+            try:
+                est = perfect(solver, state, seat)
+            except SearchLimit:
+                est = None  # too large to solve within the limit
+            solver.limit = 0
+        else:
+            est = estimate(solver, state, seat, seen, samples=settings.samples,
+                           seed=f"{settings.seed}/{round_no}/{move_no}",
+                           budget=settings.positions)
+    choices = []
+    for i, option in enumerate(legal):
+        code = codes[i]
+        e = ((code >> 1) & 7) - 1 if code >= 0 else -1
+        choices.append({
+            "action": option.action,
+            "tile": option.tile,
+            "end": END_NAMES[e] if e >= 0 else None,
+            "closed": bool(option.closed),
+            "value": None if est is None else round(est.values[i], DIGITS),
+            "se": None if est is None else round(est.se[i], DIGITS),
+        })
+    out: dict[str, Any] = {"move": move_no, "player": seat, "samples": 0,
+                           "choices": choices, "played": played, "best": None,
+                           "loss": None, "class": None}
+    if est is not None:
+        best = est.best()
+        loss = max(0.0, est.values[best] - est.values[played])
+        out.update({"samples": est.samples, "best": best, "loss": round(loss, DIGITS),
+                    "class": classify(loss)})
+    return out
+
+
+def _played(state: Round, move: Move, codes: list[int]) -> int:
+    """The index among ``codes`` of the logged ``move`` (legal: the walk checked it)."""
+    kind, _, e = state.check(move)
+    if state.phase == OPENING:
+        e = -1  # the opening tile takes no end (check gives its other half there)
+    want = (kind << 4) | ((e + 1) << 1) | (1 if move.closed else 0)
+    if move.action != "play":
+        return 0  # a draw or a pass is never one of several choices
+    return codes.index(want)
+
+
+# ---------------------------------------------------------------------- the bot
+#: deals the bot solves per move, at most (it stops earlier when the best move is clear)
+BOT_SAMPLES: Final = 8
+#: positions the bot may search for one move, all its samples together: its bound on the
+#: cost of a move (about a second on one core of the compiled build, docs/review.md)
+BOT_POSITIONS: Final = 200_000
+
+
+class ReviewBot:
+    """A player that makes the review's best move (``recorder simulate --bot review``).
+
+    It knows what its seat knew: it is shown every move before it is applied
+    (:meth:`record`), from each round's start (:meth:`start`), and values its choices in
+    the player view with :data:`BOT_SAMPLES` deals and at most :data:`BOT_POSITIONS`
+    positions a move; when not one deal could be solved within that, it plays the
+    heaviest tile (the ``heavy`` bot's choice). Seeded as the review seeds its decisions:
+    the review of its game with its seed and samples calls each of its moves best.
+    """
+
+    def __init__(self, rules: Any, players: int, seed: str) -> None:
+        self.rules = rules
+        self.players = players
+        self.seed = seed
+        self.round = 0
+        self.solver = Solver(rules, players)
+        self.seen: Seen | None = None
+
+    def start(self, state: Round) -> None:
+        """A new round, as dealt."""
+        self.round += 1
+        self.seen = Seen(state)
+
+    def record(self, state: Round, move: Move) -> None:
+        """Take in ``move`` (legal, about to be applied to ``state``)."""
+        assert self.seen is not None
+        self.seen.record(state, move)
+
+    def choose(self, state: Round, legal: list[Move]) -> Move:
+        """The best of ``legal`` (the seat to move's moves) for what the seat knows."""
+        assert self.seen is not None
+        seat = legal[0].player
+        est = estimate(self.solver, state, seat, self.seen, samples=BOT_SAMPLES,
+                       seed=f"{self.seed}/{self.round}/{state.moves + 1}",
+                       budget=BOT_POSITIONS)
+        if est is None:
+            tiles = state.tiles
+
+            def pips(m: Move) -> int:
+                hit = tiles.lookup.get(m.tile) if m.tile else None
+                return tiles.kind_pips[hit[0]] if hit else -1
+
+            return max(legal, key=pips)
+        return legal[est.best()]
+
+
+# ---------------------------------------------------------------------- the text report
+def report_text(review: dict[str, Any], ids: Sequence[str], where: str = "",
+                worst: int = 5) -> str:
+    """A review as a few lines of text: each player's accuracy, the biggest mistakes."""
+    name = review.get("game_id") or where
+    if review["status"] == "invalid":
+        return f"{name}: invalid: {review['error']['message']}"
+    view = "perfect view (every hand known)" if review["view"] == "perfect" else \
+        f"player view (up to {review['samples']} deals a decision, seed {review['seed']!r})"
+    lines = [f"{name}: {view}, {review['status']}"]
+    width = max((len(i) for i in ids), default=4)
+    for p in review["players"]:
+        who = ids[p["seat"]] if p["seat"] < len(ids) else f"seat {p['seat']}"
+        if not p["decisions"]:
+            lines.append(f"  {who:{width}}  no decisions")
+            continue
+        marks = ", ".join(f"{n} {c}" for c, n in p["classes"].items() if n and c != "best")
+        lines.append(f"  {who:{width}}  {p['decisions']:3} decisions  best {p['best_share']:4.0%}"
+                     f"  mean loss {p['mean_loss']:5.2f}" + (f"  ({marks})" if marks else ""))
+    mistakes = sorted(
+        ((d["loss"], r["round"], d) for r in review["rounds"] for d in r["decisions"]
+         if d["loss"] is not None and d["loss"] > 0),
+        key=lambda x: (-x[0], x[1], x[2]["move"]))[:worst]
+    if mistakes:
+        lines.append("  biggest mistakes:")
+        for loss, r, d in mistakes:
+            who = ids[d["player"]] if d["player"] < len(ids) else f"seat {d['player']}"
+            played = d["choices"][d["played"]]
+            best = d["choices"][d["best"]]
+            lines.append(f"    round {r}, move {d['move']}: {who} played {_choice(played)}"
+                         f" ({_signed(played['value'])}); best {_choice(best)} "
+                         f"({_signed(best['value'])}): {loss:.2f} lost, {d['class']}")
+    unvalued = sum(1 for r in review["rounds"] for d in r["decisions"] if d["class"] is None)
+    if unvalued:
+        lines.append(f"  {unvalued} decisions left unvalued (limits: docs/review.md)")
+    return "\n".join(lines)
+
+
+def _choice(c: dict[str, Any]) -> str:
+    text = str(c["tile"]) + (f" {c['end']}" if c["end"] else "")
+    return text + (" closed" if c["closed"] else "")
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x):+d}"
+
+
+__all__ = ["BOT_POSITIONS", "BOT_SAMPLES", "CLASSES", "DEFAULT_SAMPLES", "DEFAULT_SEED",
+           "FORMAT", "Plan", "ReviewBot", "Settings", "assemble", "classify", "plan_review",
+           "refused", "report_text", "review_game", "review_round", "summarize"]
