@@ -522,6 +522,29 @@ def m009_round_endings(db: Database) -> None:
     set_counters_version(db, "1" if had else COUNTERS_VERSION)
 
 
+@migrations()
+def m020_round_reviews(db: Database) -> None:
+    """Stored game reviews, one row per round reviewed (``recorder.reviews``).
+
+    ``settings`` names how the round was reviewed (the view, the samples and their seed,
+    the limits: :func:`recorder.reviews.settings_key`), ``version`` the review's
+    definitions (``recorder.review.VERSION``); ``body`` is the round's review object as
+    compact JSON, zlib-compressed, and ``rounds`` how many rounds the game's review has,
+    so that a game whose every round is stored is known without reading its log.
+    """
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS round_reviews ("
+        "game INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE, "
+        "settings TEXT NOT NULL, "
+        "round INTEGER NOT NULL, "
+        "version INTEGER NOT NULL, "
+        "rounds INTEGER NOT NULL, "
+        "decisions INTEGER NOT NULL, "
+        "reviewed_at TEXT NOT NULL, "
+        "body BLOB NOT NULL, "
+        "PRIMARY KEY (game, settings, round)) WITHOUT ROWID")
+
+
 # ---------------------------------------------------------------------------------------
 # Connections and transactions.
 

@@ -26,7 +26,7 @@ def test_migrations_are_safe_to_run_again(db_path: Path) -> None:
     applied = [m.name for m in storage.migrations.applied(db)]
     assert applied == ["m001_tokens", "m002_games", "m003_facts", "m004_game_list",
                        "m005_token_scopes", "m006_stats_facts", "m007_stats_aggregates",
-                       "m008_clustered_facts", "m009_round_endings"]
+                       "m008_clustered_facts", "m009_round_endings", "m020_round_reviews"]
     assert storage.apply_migrations(db) == []
     db.close()
     # A file whose migration record was lost still opens: every step is idempotent.
