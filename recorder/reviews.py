@@ -101,9 +101,18 @@ def store_rounds(db: Database, game_pk: int, settings: Settings, total: int,
     key = settings_key(settings)
     now = storage.utc_now()
     rows = list(rounds) if total else [(NO_ROUNDS, 0, pack({"round": 0, "decisions": []}))]
+    players = db.execute("SELECT player_count FROM games WHERE id = ?", [game_pk]).fetchone()
+    seats = [(game_pk, key, *row)
+             for r, _, body in rows if r != NO_ROUNDS
+             for row in seat_sums(unpack(body), int(players[0] or 0) if players else 0)]
     with storage.write_transaction(db):
-        db.execute("DELETE FROM round_reviews WHERE game = ? AND settings = ? AND version != ?",
-                   [game_pk, key, VERSION])
+        for table in ("round_reviews", "review_seats"):
+            db.execute(f"DELETE FROM {table} WHERE game = ? AND settings = ? AND version != ?",
+                       [game_pk, key, VERSION])
+        db.conn.executemany(
+            "INSERT OR REPLACE INTO review_seats (game, settings, round, seat, version, "
+            "decisions, loss_sum, loss_sq, best, marked, range_sum) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", seats)
         db.conn.executemany(
             "INSERT INTO round_reviews (game, settings, round, version, rounds, decisions, "
             "reviewed_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
@@ -111,6 +120,30 @@ def store_rounds(db: Database, game_pk: int, settings: Settings, total: int,
             "rounds = excluded.rounds, decisions = excluded.decisions, "
             "reviewed_at = excluded.reviewed_at, body = excluded.body",
             [(game_pk, key, r, VERSION, total, n, now, body) for r, n, body in rows])
+
+
+MARKED: Final = ("inaccuracy", "mistake", "blunder")
+"""The classes the replay marks and the statistics count as mistakes."""
+
+
+def seat_sums(round_obj: dict[str, Any], players: int) -> list[tuple[Any, ...]]:
+    """Each seat's row of ``review_seats`` for one reviewed round: ``(seat, version,
+    decisions, loss_sum, loss_sq, best, marked, range_sum)`` over its valued decisions
+    (``range_sum``: the best choice's value less the worst's, how much each could matter)
+    (every seat gets a row, so a round without a decision counts as a round)."""
+    sums = {seat: [0, 0.0, 0.0, 0, 0, 0.0] for seat in range(players)}
+    for d in round_obj["decisions"]:
+        if d["class"] is None or d["player"] not in sums:
+            continue
+        row = sums[d["player"]]
+        values = [c["value"] for c in d["choices"]]
+        row[0] += 1
+        row[1] += d["loss"]
+        row[2] += d["loss"] * d["loss"]
+        row[3] += d["class"] == "best"
+        row[4] += d["class"] in MARKED
+        row[5] += max(values) - min(values)
+    return [(round_obj["round"], seat, VERSION, *row) for seat, row in sums.items()]
 
 
 def needing_review(db: Database, settings: Settings) -> list[int]:
