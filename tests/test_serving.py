@@ -72,7 +72,7 @@ def test_recorder_serve_runs_waitress_and_ctrl_c_stops_it(
     assert status == 200 and json.loads(body)["ok"] is True
     assert headers["Server"] == "waitress"
     proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
-    assert proc.wait(timeout=30) == 0
+    assert proc.wait(timeout=120) == 0  # a bound, not a speed: a loaded machine is slow to exit
     text = err.read_text()
     assert "waitress, 4 threads; Ctrl-C stops" in text
     assert "development server" not in text and "Traceback" not in text

@@ -2,7 +2,7 @@
 
 The plain search knows nothing of the solver: it walks the engine's ``legal_moves`` /
 ``apply`` on copies of the round, with no table, no pruning, no ordering, no codes, and
-scores what the issue defines (a side's gain is its round points plus the bonus it
+scores what docs/review.md defines (a side's gain is its round points plus the bonus it
 scores from the position on, negated where reaching the target loses; two sides:
 minimax on the difference; three or four: max^n on each seat's gain minus the mean of
 the others', the first of equals in ``legal_moves`` order). Positions are every
@@ -65,7 +65,7 @@ MANY_SIDED: list[tuple[str, dict[str, Any], int]] = [
 
 # ---------------------------------------------------------------------- the plain search
 class Plain:
-    """The values of the issue by exhaustive search over ``legal_moves``, nothing more."""
+    """The values of docs/review.md by exhaustive search over ``legal_moves``, nothing more."""
 
     def __init__(self, rules: Ruleset, players: int) -> None:
         self.players = players
@@ -365,3 +365,35 @@ def test_the_player_view_is_seeded() -> None:
                 results.append(a)
             seen.record(state, event.move)
     assert results
+
+
+def test_the_bonus_so_far_is_part_of_a_position_when_the_target_is_checked_at_play() -> None:
+    """Two positions alike but for the bonus scored so far are different positions when
+    the target is checked at every play (one more bonus may end the game): a solver that
+    searched the first gives the second's own values, the plain search's."""
+    ruleset = {"preset": "all-fives", "options": {"hand_size": 4, "stock_floor": 19,
+                                                  "target": 60}}
+    rules = Ruleset.from_spec(ruleset)
+    plain = Plain(rules, 2)
+    differ = 0
+    for state, seat in decisions(ruleset, 2, "bonus-key", rounds=1):
+        if state.target_from is None:
+            continue
+        near = state.copy()
+        for p in range(2):  # both a step from the target: the next bonus ends the game
+            near.bonus[p] = max(near.bonus[p], 55 - int(near.target_from[p]))
+        shared = Solver(rules, 2)
+        shared.values(state, seat)
+        want = plain.values(near, seat)
+        assert shared.values(near, seat) == want
+        differ += want != plain.values(state, seat)
+    assert differ, "the bonus so far changed some decision's values"
+
+
+def test_max_n_does_not_fold_mirrored_ends() -> None:
+    """Max^n breaks ties by the order of the moves, which mirroring the ends changes:
+    the fold of left and right is for two sides only."""
+    assert Solver(Ruleset.from_spec("classic"), 2).mirror
+    assert not Solver(Ruleset.from_spec("classic"), 3).mirror
+    assert not Solver(Ruleset.from_spec("classic"), 4).mirror
+    assert Solver(Ruleset.from_spec("openspiel-team"), 4).mirror

@@ -340,7 +340,8 @@ def test_a_blocked_round_of_partners_is_won_by_the_teams_pips(db: Any, client: A
     blocked = client.get("/api/stats/blocked").get_json()["data"]
     assert (blocked["rounds"], blocked["blocked"]) == (1, 1)
     assert blocked["margins"] == [{"margin": 8, "count": 1}]
-    assert blocked["enders"] == [{"player": "bo", "name": None, "count": 1}]
+    assert blocked["enders"] == [{"player": "bo", "name": None, "count": 1,
+                                  "games_url": "/games?player=bo&blocked=true"}]
     # each player's own page of the figure counts the same team margin
     for pid in ("ana", "bo", "cy", "di"):
         mine = client.get(f"/api/stats/blocked?player={pid}").get_json()["data"]
