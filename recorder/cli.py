@@ -352,10 +352,13 @@ def validate_cmd(strict: bool, workers: int | None, files: tuple[str, ...]) -> N
 @click.option("--seed", default="review", show_default=True,
               help="Seeds the player view's deals: the same seed, the same review.")
 @click.option("--no-progress", is_flag=True, help="No progress bar on standard error.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="Instead of FILES: review the stored games of this database that need "
+                   "it and store each round (docs/review.md, Stored reviews).")
 @_workers_option
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1)
 def review_cmd(as_json: bool, view: str, samples: int | None, seed: str, no_progress: bool,
-               workers: int | None, files: tuple[str, ...]) -> None:
+               db_path: str | None, workers: int | None, files: tuple[str, ...]) -> None:
     """Judge every decision of the games in FILES: what each legal move was worth.
 
     A readable report per game (each player's accuracy, the biggest mistakes with the
@@ -367,11 +370,17 @@ def review_cmd(as_json: bool, view: str, samples: int | None, seed: str, no_prog
       recorder review game.json
       recorder review --view perfect --json games.jsonl > reviews.jsonl
       recorder review --samples 64 --seed s1 sample_games/classic-2p.jsonl
+      recorder review --db instance/recorder.db --workers 2
     """
     from recorder.cli_review import run
     from recorder.review import DEFAULT_SAMPLES, Settings
 
     settings = Settings(view=view, samples=samples or DEFAULT_SAMPLES, seed=seed)
+    if db_path is not None or not files:
+        from recorder.cli_reviews import review_db
+
+        sys.exit(review_db(db_path, files, settings, workers, as_json=as_json,
+                           progress=not no_progress))
     with _worker_failure():
         code = run(files, settings, _resolve_workers(workers), as_json,
                    progress=not no_progress)

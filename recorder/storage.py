@@ -820,6 +820,48 @@ def _progress(total: int, what: str) -> Iterator[Any]:
         yield bar
 
 
+@migrations()
+def m020_round_reviews(db: Database) -> None:
+    """Stored game reviews, one row per round reviewed (``recorder.reviews``).
+
+    ``settings`` names how the round was reviewed (the view, the samples and their seed,
+    the limits: :func:`recorder.reviews.settings_key`), ``version`` the review's
+    definitions (``recorder.review.VERSION``); ``body`` is the round's review object as
+    compact JSON, zlib-compressed, and ``rounds`` how many rounds the game's review has,
+    so that a game whose every round is stored is known without reading its log.
+    ``review_seats`` holds each seat's sums of each reviewed round (decisions, points
+    lost and their squares, best moves, marked ones, and the range between the best and
+    the worst choice's value), which the accuracy statistics add up.
+    """
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS round_reviews ("
+        "game INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE, "
+        "settings TEXT NOT NULL, "
+        "round INTEGER NOT NULL, "
+        "version INTEGER NOT NULL, "
+        "rounds INTEGER NOT NULL, "
+        "decisions INTEGER NOT NULL, "
+        "reviewed_at TEXT NOT NULL, "
+        "body BLOB NOT NULL, "
+        "PRIMARY KEY (game, settings, round)) WITHOUT ROWID")
+    # each seat's figures of each reviewed round, for the accuracy statistics (a page
+    # reads these sums, never a review's body)
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS review_seats ("
+        "game INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE, "
+        "settings TEXT NOT NULL, "
+        "round INTEGER NOT NULL, "
+        "seat INTEGER NOT NULL, "
+        "version INTEGER NOT NULL, "
+        "decisions INTEGER NOT NULL, "
+        "loss_sum FLOAT NOT NULL, "
+        "loss_sq FLOAT NOT NULL, "
+        "best INTEGER NOT NULL, "
+        "marked INTEGER NOT NULL, "
+        "range_sum FLOAT NOT NULL, "
+        "PRIMARY KEY (game, settings, round, seat)) WITHOUT ROWID")
+
+
 # ---------------------------------------------------------------------------------------
 # Connections and transactions.
 

@@ -149,7 +149,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
          "--threads=4", "--call", "webui:create_app"],
-        cwd=tmp, env=subprocess_env(RECORDER_DB=str(db_path)), stdout=log, stderr=log,
+        # every replay asks for its game's review: these pages are opened faster than
+        # the reviews are made, so their queue and rate limit are made room for here
+        cwd=tmp, env=subprocess_env(RECORDER_DB=str(db_path), RECORDER_REVIEW_QUEUE="10000",
+                                    RECORDER_REVIEW_BUDGET_SECONDS="0",
+                                    RECORDER_RATELIMIT_REVIEWS="10000 per minute"),
+        stdout=log, stderr=log,
     )
     log.close()
     try:

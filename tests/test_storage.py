@@ -28,7 +28,8 @@ def test_migrations_are_safe_to_run_again(db_path: Path) -> None:
     assert applied == ["m001_tokens", "m002_games", "m003_facts", "m004_game_list",
                        "m005_token_scopes", "m006_stats_facts", "m007_stats_aggregates",
                        "m008_clustered_facts", "m009_round_endings", "m010_token_frontend",
-                       "m011_identity_v2", "m012_round_moves", "m013_compressed_logs"]
+                       "m011_identity_v2", "m012_round_moves", "m013_compressed_logs",
+                       "m020_round_reviews"]
     assert storage.apply_migrations(db) == []
     db.close()
     # A file whose migration record was lost still opens: every step is idempotent.

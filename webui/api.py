@@ -32,14 +32,15 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from recorder import figures, names, storage
+from recorder import figures, names, reviews, storage
 from recorder.binding import WrongFrontend
 from recorder.errors import InputError, TooLarge
 from recorder.frames import build_frames, move_count
 from recorder.ingest import import_upload
 from recorder.parse import Limits, Parsed, end_line, iter_documents_raw, parse_line
+from recorder.review import Settings
 from recorder.tokens import Token, Verdict, check_token
-from webui import limits, openapi
+from webui import limits, openapi, review_queue
 from webui.compress import accepts_gzip, gzip_bytes, precompressed
 from webui.db import get_db
 
@@ -738,3 +739,77 @@ def frames_of_body() -> Response:
     except UnreadableLog as exc:
         fail(exc.status, exc.code, exc.message)
     return envelope(frames, compact=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Game review (docs/review.md).
+
+
+def review_settings() -> Settings:
+    """The review's settings of the query string: the view (player by default); the
+    samples and the limits are the review's defaults, so every client shares one review."""
+    unknown = sorted(set(request.args) - {"view"})
+    if unknown:
+        fail(400, "query/unknown-parameter",
+             f"unknown parameter {', '.join(unknown)}; this address takes view")
+    view = request.args.get("view", "player")
+    if view not in ("player", "perfect"):
+        fail(400, "query/invalid", f"view must be player or perfect, not {view!r}")
+    return Settings(view=view)
+
+
+@bp.get("/games/<int:game_pk>/review")
+def game_review(game_pk: int) -> Response:
+    """A stored game's review: stored, or computed now within the time budget, else queued.
+
+    200: the review (``meta.state`` ``stored``, or ``computed`` by this request). 202:
+    still being computed (``data`` says how far, with the rounds done so far; ask again
+    after ``Retry-After`` seconds). 503: the queue is full, or the review failed.
+    """
+    settings = review_settings()
+    db = get_db()
+    if db.execute("SELECT 1 FROM games WHERE id = ?", [game_pk]).fetchone() is None:
+        fail(404, "game/not-found", f"there is no game #{game_pk}")
+    key = reviews.settings_key(settings)
+    stored = reviews.load(db, game_pk, settings)
+    if stored.complete:
+        return _review_answer(db, game_pk, settings, stored, "stored")
+    config = current_app.config
+    work = review_queue.queue_for(str(config["DATABASE"]), int(config["REVIEW_QUEUE"]))
+    job = work.submit(game_pk, settings)
+    retry = int(config["REVIEW_RETRY_SECONDS"])
+    if job is None:
+        error = error_envelope(
+            503, "review/queue-full",
+            f"{work.size} games are waiting for their review already, the most this server "
+            f"queues; ask again in {retry} s")
+        error.headers["Retry-After"] = str(retry)
+        return error
+    if job.wait(float(config["REVIEW_BUDGET_SECONDS"])) and job.state == "done":
+        return _review_answer(db, game_pk, settings, reviews.load(db, game_pk, settings),
+                              "computed")
+    if job.state == "failed":
+        error = error_envelope(503, "review/failed",
+                               f"{job.error or 'the review failed'}; ask again in {retry} s "
+                               "to try once more")
+        error.headers["Retry-After"] = str(retry)
+        return error
+    stored = reviews.load(db, game_pk, settings)
+    partial = reviews.assembled(db, game_pk, settings, stored)
+    data = {"state": job.state, "game": game_pk, "position": work.position(job),
+            "rounds_done": len(stored.rounds), "rounds_total": job.rounds_total,
+            "review": partial,
+            "evaluation": reviews.evaluation(partial, reviews.sides_of(db, game_pk))}
+    response = envelope(data, status=202, compact=True,
+                        meta={"state": job.state, "settings": key, "retry_after": retry})
+    response.headers["Retry-After"] = str(retry)
+    return response
+
+
+def _review_answer(db: Any, game_pk: int, settings: Settings, stored: reviews.Stored,
+                   state: str) -> Response:
+    """200 with a whole review, and the evaluation graph the replay page draws."""
+    review = reviews.assembled(db, game_pk, settings, stored)
+    review["evaluation"] = reviews.evaluation(review, reviews.sides_of(db, game_pk))
+    return envelope(review, compact=True,
+                    meta={"state": state, "settings": reviews.settings_key(settings)})

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, request
 
-from recorder import figures, query, stats, storage
+from recorder import figures, query, review_stats, stats, storage
 from recorder.stats import METRICS, Reader, StatsFilter
 from webui.api import _integer, _moment, envelope, fail, frontend_filter
 from webui.db import get_stats
@@ -360,6 +360,7 @@ def variants() -> Response:
     """Every variant under the filters with the figures a designer reads first."""
     flt = stats_filter()
     table = figures.variant_figures(Reader(get_stats(), flt))
+    decisions = {row["variant"]: row for row in review_stats.variant_decisions(get_db())}
     keys = ("domino_share", "blocked_share", "target_share", "round_moves", "game_rounds",
             "game_moves", "first_round_wins", "first_game_wins", "points_per_round",
             "bonus_share")
@@ -369,6 +370,7 @@ def variants() -> Response:
         "variants": [
             {**{k: v for k, v in row.items() if k not in ("figures", "seats")},
              "figures": {k: row["figures"][k] for k in keys},
+             "decisions": decisions.get(row["variant"]),
              "games_url": games_url(flt.but(preset=None), variant=row["variant"])}
             for row in table.values()],
     })
@@ -496,6 +498,8 @@ def player(player_id: str) -> Response:
         "comparison": within,
         "metrics": metrics,
         "population": spread,
+        "accuracy": review_stats.player_accuracy(db, player_id, within["variant"],
+                                                 within["players"]),
         "breakdown": breakdown,
         "history_variants": _history_variants(history),
         "score_history": [

@@ -70,6 +70,7 @@ def replay(game_pk: int) -> Response | tuple[str, int] | str:
         head=stored_header(db, game_pk, game),
         frames_url=url_for("api.game_frames", game_pk=game_pk), frames_inline=None,
         player_url=url_for("stats.player", player_id="PLAYER"), plotly_url=plotly_url(),
+        review_url=url_for("api.game_review", game_pk=game_pk),
     )
 
 

@@ -13,7 +13,10 @@ Every request does bounded work whatever it carries:
 * requests that need no token are rate-limited per client address (flask-limiter, in
   memory unless ``RATELIMIT_STORAGE_URI`` names a shared store): ``RATELIMIT_READS``
   for every page and API read, ``RATELIMIT_REPLAYS`` for the replay of a posted log,
-  ``RATELIMIT_EXPORTS`` for the streamed exports.
+  ``RATELIMIT_EXPORTS`` for the streamed exports, ``RATELIMIT_REVIEWS`` for a game's
+  review;
+* a game's review: a request waits at most ``REVIEW_BUDGET_SECONDS`` for it, then is
+  answered as queued; at most ``REVIEW_QUEUE`` games wait for their review at once.
 
 A limit that is reached is answered before the work it bounds: 413 (or 429) with a
 message that names the limit, in the error envelope under ``/api`` and on the page
@@ -53,6 +56,10 @@ DEFAULTS: dict[str, Any] = {
     "RATELIMIT_READS": "600 per minute",
     "RATELIMIT_REPLAYS": "30 per minute",
     "RATELIMIT_EXPORTS": "30 per minute",
+    "RATELIMIT_REVIEWS": "60 per minute",
+    "REVIEW_BUDGET_SECONDS": 1.5,
+    "REVIEW_QUEUE": 16,
+    "REVIEW_RETRY_SECONDS": 2,
 }
 """Every limit's default, by its setting's name (docs/service.md, *Limits*)."""
 
@@ -64,8 +71,14 @@ ENVIRONMENT = {
     "RATELIMIT_READS": "RECORDER_RATELIMIT_READS",
     "RATELIMIT_REPLAYS": "RECORDER_RATELIMIT_REPLAYS",
     "RATELIMIT_EXPORTS": "RECORDER_RATELIMIT_EXPORTS",
+    "RATELIMIT_REVIEWS": "RECORDER_RATELIMIT_REVIEWS",
+    "REVIEW_BUDGET_SECONDS": "RECORDER_REVIEW_BUDGET_SECONDS",
+    "REVIEW_QUEUE": "RECORDER_REVIEW_QUEUE",
 }
 """The settings the environment may set (it wins over ``instance/config.py``)."""
+
+MAX_REVIEW_BUDGET = 30.0
+"""The longest a review request may wait for its review (a thread of the server waits)."""
 
 FORM_FIELDS = 8
 """Parts a form may carry besides the upload form's files (its token, and room)."""
@@ -86,6 +99,11 @@ def from_environment(app: Flask) -> None:
                 value = int(value)
             except ValueError:
                 raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
+        elif isinstance(default, float):
+            try:
+                value = float(value)
+            except ValueError:
+                raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
         app.config[setting] = value
 
 
@@ -97,6 +115,15 @@ def settle(app: Flask) -> None:
         value = config[name]
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name} must be a positive whole number, not {value!r}")
+    for name in ("REVIEW_QUEUE", "REVIEW_RETRY_SECONDS"):
+        value = config[name]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive whole number, not {value!r}")
+    budget = config["REVIEW_BUDGET_SECONDS"]
+    if not isinstance(budget, int | float) or isinstance(budget, bool) or \
+            not 0 <= budget <= MAX_REVIEW_BUDGET:
+        raise ValueError(f"REVIEW_BUDGET_SECONDS must be a number of seconds from 0 to "
+                         f"{MAX_REVIEW_BUDGET:g}, not {budget!r}")
     # Flask's own form limits follow ours (its defaults, 500,000 bytes and 1,000 parts,
     # contradicted them)
     config["MAX_FORM_PARTS"] = config["UPLOAD_MAX_FILES"] + FORM_FIELDS
@@ -260,6 +287,8 @@ REPLAYS = ("api.frames_of_body", "games.watch")
 """The addresses that replay a log sent in the body (a few hundred ms of CPU each)."""
 EXPORTS = ("api.list_games",)
 """The address whose streamed formats read every matching game."""
+REVIEWS = ("api.game_review",)
+"""The address that may review a game (seconds of CPU) or wait for its review."""
 
 
 def client_address() -> str:
@@ -307,6 +336,9 @@ def init_rate_limits(app: Flask) -> Limiter:
     for endpoint in REPLAYS:
         app.view_functions[endpoint] = limiter.limit(
             lambda: str(current_app.config["RATELIMIT_REPLAYS"]))(app.view_functions[endpoint])
+    for endpoint in REVIEWS:
+        app.view_functions[endpoint] = limiter.limit(
+            lambda: str(current_app.config["RATELIMIT_REVIEWS"]))(app.view_functions[endpoint])
     for endpoint in EXPORTS:
         app.view_functions[endpoint] = limiter.limit(
             lambda: str(current_app.config["RATELIMIT_EXPORTS"]), exempt_when=_not_a_stream,

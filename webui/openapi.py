@@ -108,6 +108,27 @@ SCHEMAS: dict[str, Schema] = {
                               "frames": array({"type": "object"})})),
          "error": {"oneOf": [{"type": "null"}, ref("Error")]}},
         description="The table after every move (docs/frames.md)."),
+    "Review": obj(
+        {"format": {"const": "domino-review/1"}, "version": {"type": "integer", "minimum": 1},
+         "game_id": NULLABLE_STRING, "status": {"enum": [*storage.STATUSES, "invalid"]},
+         "view": {"enum": ["player", "perfect"]}, "samples": {"type": "integer", "minimum": 1},
+         "seed": {"type": "string"},
+         "rounds": array(obj({"round": {"type": "integer", "minimum": 1},
+                              "decisions": array({"type": "object"})})),
+         "players": array(obj({"seat": COUNT, "decisions": COUNT,
+                               "mean_loss": {"type": ["number", "null"]},
+                               "best_share": {"type": ["number", "null"]}})),
+         "error": {"oneOf": [{"type": "null"}, ref("Error")]}},
+        {"evaluation": array(obj({"round": {"type": "integer", "minimum": 1},
+                                  "seats": array(array({"type": "object"})),
+                                  "lines": array(COUNT)}))},
+        description="A game's review: every decision's choices and values, and the graph "
+                    "of each seat's expected margin (docs/review.md)."),
+    "ReviewQueued": obj(
+        {"state": {"enum": ["queued", "running"]}, "game": COUNT, "position": COUNT,
+         "rounds_done": COUNT, "rounds_total": {"type": ["integer", "null"], "minimum": 0},
+         "review": ref("Review"), "evaluation": {"type": "array"}},
+        description="A review being computed: how far, and the rounds done so far."),
     "StatsIndex": obj({"endpoints": array(obj({"url": {"type": "string"},
                                                 "title": {"type": "string"},
                                                 "description": {"type": "string"}})),
@@ -173,14 +194,16 @@ WHY = {
     429: "Too many requests from this address (Retry-After says when to come back).",
     500: "A failure inside the recorder (logged); with data when some documents of an "
          "upload were handled.",
-    503: "The database failed while storing (full, read-only, locked).",
+    503: "The database failed while storing (full, read-only, locked); a review: the "
+         "queue of reviews is full, or the review failed (Retry-After says when to ask "
+         "again).",
 }
 
 
 def api_error(status: int) -> Schema:
     answer: Schema = {"description": WHY[status], "headers": dict(LOCKED_HEADERS),
                       "content": {JSON: {"schema": ref("ErrorEnvelope")}}}
-    if status == 429:
+    if status in (429, 503):
         answer["headers"]["Retry-After"] = {"$ref": "#/components/headers/Retry-After"}
     return answer
 
@@ -397,6 +420,30 @@ def paths() -> dict[str, Any]:
             "security": READ, "parameters": [GAME_NUMBER],
             "responses": api_answers({"200": api_ok(success(ref("Frames")), "The frames.")},
                                      404, 413),
+        }},
+        "/api/games/{game_pk}/review": {"get": {
+            "tags": ["games"], "operationId": "getReview", "summary": "A stored game's review",
+            "description": "The stored review, or one computed within "
+                           f"{limits.DEFAULTS['REVIEW_BUDGET_SECONDS']:g} s, else 202: it is "
+                           "being computed (ask again after Retry-After). At most "
+                           f"{limits.DEFAULTS['REVIEW_QUEUE']} games wait for their review "
+                           "(503 past that).",
+            "security": READ,
+            "parameters": [GAME_NUMBER, query("view", {"enum": ["player", "perfect"]},
+                                              "What the mover knew (player, the default) or "
+                                              "every hand (perfect).")],
+            "responses": api_answers({
+                "200": api_ok(success(ref("Review"), obj({
+                    "state": {"enum": ["stored", "computed"]},
+                    "settings": {"type": "string"}})), "The review."),
+                "202": {"description": "Being computed: how far, and the rounds done so far.",
+                        "headers": {**LOCKED_HEADERS, "Retry-After": {
+                            "$ref": "#/components/headers/Retry-After"}},
+                        "content": {JSON: {"schema": success(ref("ReviewQueued"), obj({
+                            "state": {"enum": ["queued", "running"]},
+                            "settings": {"type": "string"},
+                            "retry_after": {"type": "integer", "minimum": 1}}))}}},
+            }, 400, 404, 503),
         }},
         "/api/frames": {"post": {
             "tags": ["frames"], "operationId": "postFrames",

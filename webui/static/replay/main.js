@@ -9,6 +9,7 @@ import {drawEnds, endsText} from "./ends.js";
 import {drawHandHere, drawSeats} from "./hands.js";
 import {MoveList} from "./moves.js";
 import {describe, drawChoices, drawRoundSummary} from "./panel.js";
+import {Review} from "./review.js";
 import {GameSummary} from "./summary.js";
 import {node, playerName} from "./text.js";
 
@@ -53,6 +54,7 @@ class Replay {
     this.fullest = this.rounds.map((r) => r.frames.reduce(
       (best, f) => ((f.board || []).length > best.length ? f.board : best), []));
     this.moves = null;
+    this.review = null;
     this.summary = new GameSummary(root.querySelector("#game-summary"), this.game, this.rounds,
       this.error);
   }
@@ -231,10 +233,14 @@ class Replay {
     toggle.setAttribute("aria-expanded", String(this.showChoices));
     const choices = $("choices");
     choices.hidden = !this.showChoices;
-    if (this.showChoices) drawChoices(choices, this.game, frame, this.view);
+    if (this.showChoices) {
+      drawChoices(choices, this.game, frame, this.view,
+        this.review ? this.review.values(round, frame, this.view) : null);
+    }
     drawRoundSummary($("summary"), this.game, this.rounds, ri, fi);
     this.summary.show(this.pos === this.positions.length - 1);
     if (this.moves) this.moves.update(ri, fi, this.view);
+    if (this.review) this.review.update(ri, fi, this.view);
     syncControls(this, this.root);
   }
 }
@@ -295,6 +301,7 @@ function setup(root, data) {
     return;
   }
   replay.moves = new MoveList(root.querySelector("#moves"), replay);
+  if (root.dataset.reviewUrl) replay.review = new Review(root, replay);
   wireControls(replay, root);
   const start = replay.parse(location.hash);
   const wanted = parseHash(location.hash);
@@ -306,6 +313,7 @@ function setup(root, data) {
   root.setAttribute("aria-busy", "false");
   root.dataset.ready = "true";
   performance.mark("first-frame");
+  if (replay.review) replay.review.load();
   window.addEventListener("hashchange", () => {
     const p = replay.parse(location.hash);
     const flag = parseHash(location.hash);

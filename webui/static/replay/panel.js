@@ -3,6 +3,7 @@
 // passed, how a round ended, why the game is over) are the frames' own (`move.why`,
 // `marks`): the server words them, this module places them.
 
+import {signed} from "./review.js";
 import {fmt, listing, nameNode, node, playerName} from "./text.js";
 
 function moveLabel(c) {
@@ -54,8 +55,12 @@ export function describe(game, round, frame, view = null) {
   return out;
 }
 
-/** The legal moves the mover had, each with what it would have scored; the played one marked. */
-export function drawChoices(root, game, frame, view = null) {
+/**
+ * The legal moves the mover had, each with what it would have scored, and with the
+ * review's `values` (review.js) what each was worth to the end of the round; the played
+ * one marked.
+ */
+export function drawChoices(root, game, frame, view = null, values = null) {
   root.replaceChildren();
   const choices = frame.choices || [];
   if (!frame.move) {
@@ -90,10 +95,27 @@ export function drawChoices(root, game, frame, view = null) {
       const words = {domino: "goes out", blocked: "blocks", target: "reaches the target"};
       li.append(node("span", "ends-round", words[c.ends_round] || c.ends_round));
     }
+    const v = values ? values.byLabel.get(moveLabel(c)) : null;
+    if (v && typeof v.value === "number") {
+      const worth = node("span", "value", signed(v.value) || "0");
+      worth.title = v.se ? `expected round margin, ± ${fmt(v.se)} (standard error)`
+        : "expected round margin";
+      if (v.se) worth.append(node("span", "se", ` ±${fmt(v.se)}`));
+      if (v.best) { worth.classList.add("best-value"); li.dataset.bestValue = "true"; }
+      li.dataset.value = String(v.value);
+      li.append(worth);
+    }
     if (c.played) li.append(node("span", "played-mark", "played"));
     list.append(li);
   }
   root.append(list);
+  if (values) {
+    const d = values.decision;
+    const line = d.class == null ? "This decision was left unvalued (a limit of the review)."
+      : `Values: the expected round margin after each move (points, the mover's side), `
+        + `${d.samples > 1 ? `averaged over ${d.samples} deals of the unseen tiles` : "every hand known"}.`;
+    root.append(node("p", "hint values-note", line));
+  }
 }
 
 function scoreTable(rows, headers) {

@@ -193,6 +193,28 @@ function drawBreakdown(data, params, metrics) {
   }));
 }
 
+// The accuracy of the stored reviews: the player's figure, the population's pooled one,
+// the spread of the players' own (every number the server's).
+function drawAccuracy(data, url) {
+  const acc = data.accuracy ?? {};
+  const rows = Object.entries(acc.metrics ?? {});
+  const units = {best_share: "share"};
+  const cell = (figure, unit) => metricCell(figure, unit);
+  document.querySelector("#accuracy a.json").setAttribute("href", url);
+  document.getElementById("accuracy-empty").hidden = (acc.decisions ?? 0) > 0;
+  document.querySelector("#accuracy tbody").replaceChildren(...rows.map(([key, m]) => {
+    const pop = m.population ?? {};
+    const spread = pop.p50 === null || pop.p50 === undefined ? "–"
+      : `${fmtMetric(pop.p50, units[key])} (${fmtMetric(pop.p10, units[key])}–`
+        + `${fmtMetric(pop.p90, units[key])}), ${fmtInt(pop.players)} players`;
+    return el("tr", { "data-metric": key },
+      el("th", { scope: "row" }, m.label),
+      cell(m, units[key]), cell(pop, units[key]),
+      el("td", { class: "num" }, spread),
+      el("td", {}, betterText(m.better)));
+  }));
+}
+
 const dateText = (g) => (g.dated ? String(g.date ?? "").slice(0, 10)
   : `no date in the log (stored ${String(g.date ?? "").slice(0, 10)})`);
 
@@ -312,6 +334,7 @@ startPage({
     for (const link of section.querySelectorAll("a.json")) link.setAttribute("href", url);
     list.forEach((m, i) => bullet(`chart-metric-${i}`, m, data.metrics?.[m.key],
       data.population?.[m.key]));
+    drawAccuracy(data, url);
     drawBreakdown(data, params, list);
     drawHistory(data);
     await drawRecent(data);
