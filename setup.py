@@ -42,7 +42,7 @@ def ext_modules() -> list:
         return []
     try:
         return mypycify(PATHS, opt_level="3", group_name="recorder_core")
-    except Exception as exc:  # a type error in the sources must not stop an install
+    except (Exception, SystemExit) as exc:  # a type error (mypy exits) must not stop an install
         say(f"mypyc could not compile the engine ({exc}): installing the pure-Python engine")
         return []
 

@@ -23,7 +23,7 @@ from flask import Blueprint, Response, request
 from recorder import figures, query, review_stats, stats, storage
 from recorder.stats import METRICS, Reader, StatsFilter
 from webui.api import _integer, _moment, envelope, fail, frontend_filter
-from webui.db import get_stats
+from webui.db import get_db, get_stats
 
 bp = Blueprint("api_stats", __name__, url_prefix="/api/stats")
 
@@ -498,7 +498,7 @@ def player(player_id: str) -> Response:
         "comparison": within,
         "metrics": metrics,
         "population": spread,
-        "accuracy": review_stats.player_accuracy(db, player_id, within["variant"],
+        "accuracy": review_stats.player_accuracy(get_db(), player_id, within["variant"],
                                                  within["players"]),
         "breakdown": breakdown,
         "history_variants": _history_variants(history),
