@@ -274,8 +274,9 @@ def refused_review(db: Database, game_pk: int, settings: Settings,
 
 
 def log_of(db: Database, game_pk: int) -> str | None:
+    """The stored log's text (kept compressed since ``m013_compressed_logs``)."""
     row = db.execute("SELECT log FROM games WHERE id = ?", [game_pk]).fetchone()
-    return None if row is None else str(row[0])
+    return None if row is None else storage.log_text(row[0])
 
 
 # ---------------------------------------------------------------------- a whole database
