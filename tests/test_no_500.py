@@ -162,12 +162,22 @@ def corrupt_game_page(db_path: Path, game_id: str) -> None:
     page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
     db.close()
     data = bytearray(db_path.read_bytes())
-    at = data.find(f'"game_id": "{game_id}"'.encode())
-    assert at > 0
-    page = at // page_size
-    assert data[page * page_size] == 0x0D, "a table's leaf page"
+    # the row's game_id column (the log itself is kept compressed): the first place the
+    # id stands on a table's leaf page (an index's pages hold it too)
+    pages = [at // page_size for at in _places(data, game_id.encode())]
+    page = next(page for page in pages if data[page * page_size] == 0x0D)
     data[page * page_size] = 0x00
     db_path.write_bytes(bytes(data))
+
+
+def _places(data: bytes, text: bytes) -> list[int]:
+    """Every place ``text`` stands in ``data`` (the tests' six ids are no prefix of
+    another)."""
+    out, at = [], data.find(text)
+    while at >= 0:
+        out.append(at)
+        at = data.find(text, at + 1)
+    return out
 
 
 def exported(url: str, query: str) -> tuple[int, str, list[dict[str, Any]]]:
@@ -203,8 +213,8 @@ def test_an_export_that_fails_before_its_first_line_is_the_error_envelope(
         library: Path, tmp_path: Path, start_server: Any, fmt: str) -> None:
     db_path = tmp_path / "bad.db"
     db_path.write_bytes(library.read_bytes())
-    first = json.loads(storage.connect(library).execute(
-        "SELECT log FROM games ORDER BY id LIMIT 1").fetchone()[0])["game_id"]
+    first = json.loads(storage.log_text(storage.connect(library).execute(
+        "SELECT log FROM games ORDER BY id LIMIT 1").fetchone()[0]))["game_id"]
     corrupt_game_page(db_path, first)
     url = start_server(db_path)
     status, content_type, lines = exported(url, f"format={fmt}")
@@ -220,7 +230,7 @@ def test_an_export_that_fails_midway_ends_with_the_error_not_the_end_line(
         library: Path, tmp_path: Path, start_server: Any, fmt: str) -> None:
     db_path = tmp_path / "bad.db"
     db_path.write_bytes(library.read_bytes())
-    ids = [json.loads(r[0])["game_id"] for r in storage.connect(library).execute(
+    ids = [json.loads(storage.log_text(r[0]))["game_id"] for r in storage.connect(library).execute(
         "SELECT log FROM games ORDER BY id")]
     corrupt_game_page(db_path, ids[4])
     url = start_server(db_path)
