@@ -37,7 +37,8 @@ def stored_games(cli: Any, tmp_path: Path, docs: list[dict[str, Any]]) -> None:
 
 
 def games_of(db: Any) -> dict[int, dict[str, Any]]:
-    return {pk: json.loads(log) for pk, log in db.execute("SELECT id, log FROM games")}
+    return {pk: json.loads(storage.log_text(log))
+            for pk, log in db.execute("SELECT id, log FROM games")}
 
 
 def test_the_migration_makes_the_table_of_round_reviews(db: Any) -> None:
