@@ -46,16 +46,27 @@ def _complete(answer: bytes) -> bool:
     return match is not None and len(body) >= int(match[1])
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
-    """``recorder serve`` on a free port, with its stderr kept in a file."""
+IGNORING_SIGINT = ("import os, signal, sys\n"
+                   "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                   "os.execv(sys.argv[1], sys.argv[1:])\n")
+"""Becomes a command with SIGINT ignored, as a shell starts a background job (or as a
+test run may have left it): the command inherits that, and Ctrl-C must still stop it."""
+
+
+@pytest.fixture(params=["plain", "sigint-ignored"])
+def served(tmp_path: Path, request: pytest.FixtureRequest
+           ) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
+    """``recorder serve`` on a free port, with its stderr kept in a file; started as it is,
+    or by a parent that ignores SIGINT (then the signal goes to the server itself)."""
     port = free_port()
     err = tmp_path / "serve.err"
+    command = [sys.executable, "-c", "from recorder.cli import main; main()", "serve",
+               "--port", str(port), "--db", str(tmp_path / "r.db"), "--no-samples"]
+    if request.param == "sigint-ignored":
+        command = [sys.executable, "-c", IGNORING_SIGINT, *command]
     with open(err, "wb") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", "from recorder.cli import main; main()", "serve",
-             "--port", str(port), "--db", str(tmp_path / "r.db"), "--no-samples"],
-            cwd=tmp_path, env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=stderr)
+        proc = subprocess.Popen(command, cwd=tmp_path, env=subprocess_env(),
+                                stdout=subprocess.DEVNULL, stderr=stderr)
     try:
         wait_for_port(port, proc)
         yield proc, port, err

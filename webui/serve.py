@@ -13,6 +13,8 @@ part: behind it, the reverse proxy adds the headers (docs/service.md).
 from __future__ import annotations
 
 import json
+import signal
+import threading
 from typing import Any
 
 from flask import Flask
@@ -60,6 +62,10 @@ class RecorderErrorTask(ErrorTask):
 
 def serve(app: Flask, *, host: str, port: int, threads: int, **options: Any) -> None:
     """Serve ``app`` until interrupted: Ctrl-C (or SIGINT) stops it and returns."""
+    if threading.current_thread() is threading.main_thread():
+        # a process started with SIGINT ignored (a shell's background job, a parent that
+        # ignores it) inherits that, and Python then never raises KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     HTTPChannel.error_task_class = RecorderErrorTask  # this process serves nothing else
     server = create_server(app, host=host, port=port, threads=threads,
                            max_request_body_size=int(app.config["MAX_CONTENT_LENGTH"]),
