@@ -153,3 +153,28 @@ def test_the_documented_production_command_refuses_a_large_body_unsent(tmp_path:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_ctrl_c_stops_the_server_while_a_review_is_being_computed(tmp_path: Path) -> None:
+    """A replay opened queues its review; Ctrl-C must not wait for the round under search
+    (an all-fives round takes minutes)."""
+    db = tmp_path / "r.db"
+    subprocess.run([sys.executable, "-c", "from recorder.cli import main; main()", "import",
+                    "--db", str(db), str(ROOT / "sample_games" / "all-fives.jsonl")],
+                   cwd=tmp_path, env=subprocess_env(), capture_output=True, check=True)
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from recorder.cli import main; main()", "serve", "--port",
+         str(port), "--db", str(db), "--no-samples"],
+        cwd=tmp_path, env=subprocess_env(), stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc)
+        status, _, body = raw(port, b"GET /api/games/1/review HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert status == 202, body  # still being computed
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0  # the search process is stopped, not waited for
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -167,10 +167,23 @@ class ReviewQueue:
             job.rounds_done += 1
 
     def close(self) -> None:
-        """Stop the search process (the thread ends with the server)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the search process (the thread ends with the server).
+
+        The process is terminated, not waited for: at exit Python joins the pool, which
+        waits for the round under search (minutes for a long one), so Ctrl-C would not
+        stop the server while a review runs."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def close_all() -> None:
+    """Stop every queue's search process: the server is stopping."""
+    with _queues_lock:
+        for queue in _queues.values():
+            queue.close()
 
 
 _queues: dict[str, ReviewQueue] = {}

@@ -70,4 +70,9 @@ def serve(app: Flask, *, host: str, port: int, threads: int, **options: Any) -> 
     server = create_server(app, host=host, port=port, threads=threads,
                            max_request_body_size=int(app.config["MAX_CONTENT_LENGTH"]),
                            **options)
-    server.run()
+    try:
+        server.run()
+    finally:
+        from webui import review_queue
+
+        review_queue.close_all()
