@@ -34,6 +34,7 @@ from recorder.engine import END_NAMES, Move
 from recorder.errors import IllegalMove, RulesetError
 from recorder.replay import MoveEvent, open_game, replay, walk
 from recorder.rules import OPTIONS, PRESETS, Ruleset
+from tests.test_vectors import every_move
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "clients" / "js"
@@ -79,26 +80,6 @@ def test_500_bot_games_logged_by_the_library_are_valid(node: str) -> None:
     assert any("deal" in r for d in docs for r in d["rounds"])
 
 
-def _every_move(state: Any) -> list[str]:
-    """The engine's legal moves, each play with the end it goes to, as the library lists them."""
-    if state.over:
-        return []
-    seats = state.openers if state.phase == "opening" else (state.turn,)
-    out = []
-    for seat in seats:
-        plays = state._plays(seat)
-        if not plays:
-            out += [f"{seat} {m.action}" for m in state.legal_moves(seat)]
-            continue
-        closable = state.rules.closed_doubles and state._may_close()
-        for kind, e in plays:
-            text = f"{seat} {state.tiles.kind_name[kind]}" + (f" {END_NAMES[e]}" if e >= 0 else "")
-            out.append(text)
-            if closable and state.tiles.kind_is_double[kind]:
-                out.append(text + " closed")
-    return out
-
-
 def test_the_librarys_legal_moves_are_the_engines_before_every_move(node: str) -> None:
     games = _bots(node, 200, "js-steps", "--steps")
     compared = 0
@@ -107,7 +88,7 @@ def test_the_librarys_legal_moves_are_the_engines_before_every_move(node: str) -
         for event in walk(doc, open_game(doc)):
             if type(event) is MoveEvent:
                 want = steps[event.round - 1][event.move_no - 1]
-                assert want == _every_move(event.state), (doc["game_id"], event.round,
+                assert want == every_move(event.state), (doc["game_id"], event.round,
                                                           event.move_no)
                 compared += 1
     assert compared > 10_000

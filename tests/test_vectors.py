@@ -116,12 +116,13 @@ ROUND_GAMES = json.loads((VECTORS / "rounds-sha256-fy-1.json").read_text())["gam
 RESOLVED = json.loads((VECTORS / "resolve-1.json").read_text())["rulesets"]
 
 
-def _every_move(state: Round) -> list[str]:
-    """Every legal move, each play with the end it goes to, as the round vectors list them."""
-    out = []
-    seats = state.openers if state.phase == "opening" else (state.turn,)
+def every_move(state: Round) -> list[str]:
+    """Every legal move, each play with the end it goes to, as the round vectors (and the
+    JS library, which is checked against them) list them."""
     if state.over:
-        return out
+        return []
+    seats = state.openers if state.phase == "opening" else (state.turn,)
+    out = []
     for seat in seats:
         plays = state._plays(seat)
         if not plays:
@@ -148,7 +149,7 @@ def test_round_vector(game: dict[str, Any]) -> None:
         assert len(want["steps"]) == len(rdoc["moves"])
         for m, (mdoc, step) in enumerate(zip(rdoc["moves"], want["steps"], strict=True), 1):
             assert step["move"] == m
-            assert _every_move(state) == step["legal"], (r, m)
+            assert every_move(state) == step["legal"], (r, m)
             if rules.bonus:
                 scores = []
                 for text in step["legal"]:
