@@ -243,6 +243,27 @@ def export_rows(text: str) -> list[dict[str, Any]]:
     return rows[:-1]
 
 
+STATS_TABLES = ("stats_players", "stats_rounds", "stats_hist", "stats_missed", "stats_people",
+                "stats_seats")
+
+
+def stats_counters(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every statistics table of a store, sorted, without row ids, floats rounded past their
+    noise: what two stores that hold the same games must have alike, however they got them."""
+    import sqlite3
+
+    out = {}
+    with sqlite3.connect(db_path) as conn:
+        for table in STATS_TABLES:
+            cur = conn.execute(f"SELECT * FROM {table}")
+            names = [d[0] for d in cur.description]
+            out[table] = sorted(
+                tuple(round(v, 6) if isinstance(v, float) else v
+                      for n, v in zip(names, row, strict=True) if n != "id")
+                for row in cur)
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # Real processes.
 

@@ -20,14 +20,12 @@ from typing import Any
 
 import pytest
 from conftest import make_game, subprocess_env
+from conftest import stats_counters as counters
 
 from recorder import storage
 from recorder.continuation import extends
 from recorder.replay import replay
 from recorder.tokens import create_token
-
-STATS = ("stats_players", "stats_rounds", "stats_hist", "stats_missed", "stats_people",
-         "stats_seats")
 
 
 def saved_at(doc: dict[str, Any], rounds: int, moves: int) -> dict[str, Any]:
@@ -69,20 +67,6 @@ def upload(server: tuple[str, str, Path], *docs: Any) -> dict[str, Any]:
     with urllib.request.urlopen(request, timeout=60) as response:
         data: dict[str, Any] = json.load(response)["data"]
         return data
-
-
-def counters(db_path: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every statistics table, sorted, with the counters rounded past float noise."""
-    out = {}
-    with sqlite3.connect(db_path) as conn:
-        for table in STATS:
-            cur = conn.execute(f"SELECT * FROM {table}")
-            names = [d[0] for d in cur.description]
-            out[table] = sorted(
-                tuple(round(v, 6) if isinstance(v, float) else v
-                      for n, v in zip(names, row, strict=True) if n != "id")
-                for row in cur)
-    return out
 
 
 def facts(db_path: Path, game: int) -> dict[str, Any]:

@@ -20,15 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import stats_counters as counters
 from conftest import subprocess_env
 
 from recorder import identity, rehash, stats, storage
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "identity-v1.db.gz"
-STATS = ("stats_players", "stats_rounds", "stats_hist", "stats_missed", "stats_people",
-         "stats_seats")
-
-
 @pytest.fixture
 def old_db(tmp_path: Path) -> Path:
     path = tmp_path / "old.db"
@@ -39,19 +36,6 @@ def old_db(tmp_path: Path) -> Path:
 def rows(path: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
     with sqlite3.connect(path) as conn:
         return conn.execute(sql, args).fetchall()
-
-
-def counters(path: Path) -> dict[str, list[tuple[Any, ...]]]:
-    out = {}
-    with sqlite3.connect(path) as conn:
-        for table in STATS:
-            cur = conn.execute(f"SELECT * FROM {table}")
-            names = [d[0] for d in cur.description]
-            out[table] = sorted(
-                tuple(round(v, 6) if isinstance(v, float) else v
-                      for n, v in zip(names, row, strict=True) if n != "id")
-                for row in cur)
-    return out
 
 
 def test_the_fixture_is_a_database_of_the_old_rules(old_db: Path) -> None:
