@@ -383,3 +383,34 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
+class BrowserPage:
+    """A browser page that records every script error, console error and dialog it sees,
+    so that a test of a page also fails on what the page did wrong on the side."""
+
+    def __init__(self, browser: Any, viewport: dict[str, int] | None = None) -> None:
+        self.page = browser.new_page(viewport=viewport or {"width": 1366, "height": 800})
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        self.page.on("console", self._console)
+
+        def dialog(d: Any) -> None:
+            self.dialogs.append(d.message)
+            d.dismiss()
+
+        self.page.on("dialog", dialog)
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error" and not str(msg.location.get("url", "")).endswith("favicon.ico"):
+            self.errors.append(f"console: {msg.text} at {msg.location}")
+
+    def open(self, url: str, ready: str = '#replay[data-ready="true"]') -> Any:
+        """Go to ``url`` and wait until the page says it is drawn (the replay's, by default)."""
+        self.page.goto(url)
+        self.page.wait_for_selector(ready)
+        return self.page
+
+    def close(self) -> None:
+        self.page.close()
+        assert self.errors == []
+        assert self.dialogs == []

@@ -14,8 +14,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from itertools import pairwise
@@ -23,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, break_game, free_port, make_game, subprocess_env, wait_for_port
+from conftest import ROOT, BrowserPage, Servers, break_game, make_game
 
 from recorder import ingest, storage
 from recorder.replay import MoveEvent, RoundEnd, RoundStart, number, walk
@@ -144,57 +142,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     assert len(ids) == len(docs), [o.to_json() for o in outcomes if o.id is None]
     db.close()
 
-    port = free_port()
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed by the child)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
-         "--threads=4", "--call", "webui:create_app"],
-        # every replay asks for its game's review: these pages are opened faster than
-        # the reviews are made, so their queue and rate limit are made room for here
-        cwd=tmp, env=subprocess_env(RECORDER_DB=str(db_path), RECORDER_REVIEW_QUEUE="10000",
-                                    RECORDER_REVIEW_BUDGET_SECONDS="0",
-                                    RECORDER_RATELIMIT_REVIEWS="10000 per minute"),
-        stdout=log, stderr=log,
-    )
-    log.close()
+    # every replay asks for its game's review: these pages are opened faster than the
+    # reviews are made, so their queue and rate limit are made room for here
+    servers = Servers(tmp)
+    url = servers(db_path, env={"RECORDER_REVIEW_QUEUE": "10000",
+                                "RECORDER_REVIEW_BUDGET_SECONDS": "0",
+                                "RECORDER_RATELIMIT_REVIEWS": "10000 per minute"})
     try:
-        wait_for_port(port, proc)
-        yield {"url": f"http://127.0.0.1:{port}", "ids": ids,
-               "docs": {d["game_id"]: d for d in docs}, "tmp": tmp}
+        yield {"url": url, "ids": ids, "docs": {d["game_id"]: d for d in docs}, "tmp": tmp}
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-class Page:
-    """A browser page that records every script error and console error it sees."""
-
-    def __init__(self, browser: Any, viewport: dict[str, int] = LAPTOP) -> None:
-        self.page = browser.new_page(viewport=viewport)
-        self.errors: list[str] = []
-        self.dialogs: list[str] = []
-        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
-        self.page.on("console", self._console)
-
-        def dialog(d: Any) -> None:
-            self.dialogs.append(d.message)
-            d.dismiss()
-
-        self.page.on("dialog", dialog)
-
-    def _console(self, msg: Any) -> None:
-        if msg.type == "error" and not str(msg.location.get("url", "")).endswith("favicon.ico"):
-            self.errors.append(f"console: {msg.text} at {msg.location}")
-
-    def open(self, url: str) -> Any:
-        self.page.goto(url)
-        self.page.wait_for_selector('#replay[data-ready="true"]')
-        return self.page
-
-    def close(self) -> None:
-        self.page.close()
-        assert self.errors == []
-        assert self.dialogs == []
+        servers.stop()
 
 
 def frames_of(site: dict[str, Any], game_pk: int) -> dict[str, Any]:
@@ -257,7 +214,7 @@ def check_moment(page: Any, doc: dict[str, Any], table: dict[tuple[int, int], An
 def test_open_from_the_list_and_step_with_the_keys(browser: Any, site: dict[str, Any]) -> None:
     doc = site["docs"]["spilop-duel-1"]
     table = moments(doc)
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.page
     page.goto(f"{site['url']}/games?player=ingaan")
     page.get_by_role("link", name="spilop-duel-1", exact=True).click()
@@ -313,7 +270,7 @@ def test_a_link_lands_on_its_moment(browser: Any, site: dict[str, Any]) -> None:
     doc = site["docs"]["spilop-duel-1"]
     table = moments(doc)
     game_pk = site["ids"]["spilop-duel-1"]
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{game_pk}#r2m14")
     now = shown(page)
     assert (now["round"], now["move"]) == (2, 14)
@@ -347,7 +304,7 @@ def test_point_of_view_hides_the_others_and_shows_what_they_lack(
         if f["lacks"]["seats"][0][1] and f["phase"] != "over"
     )
     r, m, frame = target
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{game_pk}#r{r}m{m}")
     page.get_by_label("Point of view").select_option(index=1)  # the first player's seat
     now = shown(page)
@@ -373,7 +330,7 @@ def test_point_of_view_hides_the_others_and_shows_what_they_lack(
 
 
 def test_names_from_a_log_are_text(browser: Any, site: dict[str, Any]) -> None:
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.page
     page.goto(f"{site['url']}/games")
     assert page.get_by_text(HOSTILE).count() >= 1
@@ -398,7 +355,7 @@ def test_names_are_text_in_the_choices_seen_from_another_seat(
     first = frames["rounds"][0]["frames"]
     by_seat = {seat: next(f["m"] for f in first if f["move"] and f["move"]["player"] == seat)
                for seat in (0, 1)}
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{game_pk}#r1m{by_seat[1]}")
     page.get_by_role("button", name="What could have been played").click()
     choices = page.locator("#choices")
@@ -420,7 +377,7 @@ def test_names_are_text_in_the_choices_seen_from_another_seat(
 def test_an_unfinished_game_opens_like_any_other(browser: Any, site: dict[str, Any]) -> None:
     doc = site["docs"]["cut-off"]
     table = moments(doc)
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{site['ids']['cut-off']}")
     check_moment(page, doc, table)
     page.keyboard.press("End")
@@ -444,7 +401,7 @@ def test_the_layout_never_overlaps_and_halves_match(browser: Any, site: dict[str
     """Every round of two games of each sample file, laid out at three table sizes."""
     docs = [d for f in sorted(SAMPLES.glob("*.jsonl")) for d in read_jsonl(f)[:2]]
     boards = [board for doc in docs for board in final_boards(doc)]
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{site['ids']['spilop-duel-1']}")
     problems = page.evaluate("""async (boards) => {
         const {layout} = await import("/static/replay/layout.js");
@@ -492,7 +449,7 @@ def test_screenshots_of_a_spinner_game(browser: Any, site: dict[str, Any],
     out = Path(os.environ.get("RECORDER_SCREENSHOTS", tmp_path))
     out.mkdir(parents=True, exist_ok=True)
     for name, viewport in (("laptop", LAPTOP), ("small-laptop", SMALL_LAPTOP), ("phone", PHONE)):
-        p = Page(browser, viewport)
+        p = BrowserPage(browser, viewport)
         page = p.open(f"{site['url']}/games/{game_pk}#r2m30")
         tiles = page.locator("#board .tile")
         assert tiles.count() == 30 - _non_plays(site, game_pk, 2, 30)
@@ -534,7 +491,7 @@ def test_a_refused_log_opens_at_its_refused_move(browser: Any, site: dict[str, A
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
     before = stored_games(site)
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.page
     page.goto(f"{site['url']}/watch")
     page.set_input_files("input[type=file]", str(path))
@@ -571,7 +528,7 @@ def test_a_log_refused_before_its_first_move_shows_why_not_an_empty_replay(
 ) -> None:
     doc = read_jsonl(SAMPLES / "classic-2p.jsonl")[0]
     before = stored_games(site)
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.page
     # a log that fails the schema: the error, its pointer and the part of the log it names
     broken = copy.deepcopy(doc)
@@ -602,7 +559,7 @@ def test_a_log_refused_before_its_first_move_shows_why_not_an_empty_replay(
 
 
 def test_list_filters_live_in_the_address(browser: Any, site: dict[str, Any]) -> None:
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.page
     page.goto(f"{site['url']}/games")
     form = page.get_by_role("search", name="Filter the games")
@@ -616,7 +573,7 @@ def test_list_filters_live_in_the_address(browser: Any, site: dict[str, Any]) ->
     assert rows.count() == len(kozel4)
     assert all("kozel" in rows.nth(i).inner_text() for i in range(rows.count()))
     # the address is the list: opening it again gives the same rows
-    again = Page(browser)
+    again = BrowserPage(browser)
     again.page.goto(page.url)
     assert again.page.locator("table.game-list tbody tr").count() == len(kozel4)
     again.close()
@@ -667,7 +624,7 @@ def test_each_round_ending_is_named_as_what_it_is(browser: Any, site: dict[str, 
     summary = last["summary"]
     assert summary["how"] == "target"  # the sample's last round ends on the target
     ender = frames["game"]["players"][summary["ended_by"]]["id"]
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r{last['round']}m{last['frames'][-1]['m']}")
     seat = page.locator(f'#seats .seat[data-seat="{summary["ended_by"]}"]')
     assert seat.locator(".badge.target").inner_text() == "reaches the target"
@@ -716,7 +673,7 @@ def shown_ends(page: Any) -> dict[str, Any]:
 def test_the_ends_shown_add_up_to_the_sum_shown(browser: Any, site: dict[str, Any]) -> None:
     pk = site["ids"]["spilop-bonus-1"]
     frames = frames_of(site, pk)
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r1m1")
     for f in frames["rounds"][0]["frames"][1:]:  # every move of round 1, with the keys
         ends = shown_ends(page)
@@ -768,7 +725,7 @@ def test_a_pass_under_draw_one_says_the_player_drew_already(
     pk = site["ids"]["classic-draw-one-1"]
     r, f = find_frame(frames_of(site, pk), lambda r, f: f["move"] is not None
                       and f["move"]["action"] == "pass" and f["boneyard"] > 0)
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r{r}m{f['m']}")
     why = page.locator("#events .event.pass[data-code]")
     assert why.get_attribute("data-code") == "drew-one"
@@ -782,7 +739,7 @@ def test_a_pass_under_draw_one_says_the_player_drew_already(
 def test_the_header_says_the_rules_that_differ_and_the_teams(
     browser: Any, site: dict[str, Any],
 ) -> None:
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{site['ids']['d9-teams']}")
     meta = page.locator("#meta").inner_text()
     assert meta.startswith("classic · double-nine · partnerships · 4 players · ")
@@ -831,7 +788,7 @@ def word_breaks(page: Any, selector: str) -> list[str]:
 def test_the_summaries_fit_their_cards_and_names_wrap_between_words(
     browser: Any, site: dict[str, Any],
 ) -> None:
-    p = Page(browser)  # 1366 x 800
+    p = BrowserPage(browser)  # 1366 x 800
     for game_id in ("kozel-four-1", "d9-teams"):
         page = p.open(f"{site['url']}/games/{site['ids'][game_id]}")
         page.keyboard.press("End")
@@ -846,7 +803,7 @@ def test_the_summaries_fit_their_cards_and_names_wrap_between_words(
         assert word_breaks(page, ".round-summary th, .rounds-table th, #seats .name, "
                                  "#teams, .replay h1, .replay h2, .round-summary p") == []
     p.close()
-    phone = Page(browser, PHONE)
+    phone = BrowserPage(browser, PHONE)
     page = phone.open(f"{site['url']}/games/{site['ids']['d9-teams']}#r1m999")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert word_breaks(page, ".round-summary th, #seats .name, #teams, #hand-here .name") == []
@@ -871,7 +828,7 @@ def choose_with_the_mouse(page: Any, label: str, option: str) -> None:
 
 def test_the_arrow_keys_are_never_trapped_in_a_picker(browser: Any, site: dict[str, Any]) -> None:
     pk = site["ids"]["spilop-duel-1"]
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r2m3")
     # View chosen with the mouse: → steps, the point of view stays
     choose_with_the_mouse(page, "Point of view", "1")
@@ -910,7 +867,7 @@ def test_the_arrow_keys_are_never_trapped_in_a_picker(browser: Any, site: dict[s
 
 def test_space_plays_and_pauses_after_clicking_next(browser: Any, site: dict[str, Any]) -> None:
     pk = site["ids"]["spilop-duel-1"]
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r1m0")
     page.get_by_role("button", name="Step forward").click()
     assert hash_of(page) == "#r1m1"
@@ -971,7 +928,7 @@ def test_the_move_list_follows_the_game_and_steps_with_its_keys(
         and any(f["bonus"] for f in r["frames"])
         and any(m["kind"] == "missed-bonus" for f in r["frames"] for m in f["marks"]))
     fl = rnd["frames"]
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r{rnd['round']}m0")
     state = list_state(page)
     assert state["open"] == [str(rnd["round"])]  # the round under way, the others closed
@@ -1049,7 +1006,7 @@ def test_from_another_seat_the_list_hides_what_was_not_seen(
     frames = frames_of(site, pk)
     r, f = find_frame(frames, lambda r, f: f["move"] is not None
                       and f["move"]["action"] == "draw" and f["move"]["player"] != 0)
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r{r}m{f['m']}")
     drawn = f["move"]["tile"]
     entry = page.locator("#moves [aria-current]")
@@ -1071,7 +1028,7 @@ def test_a_missed_bonus_link_opens_the_move_with_what_it_could_have_scored(
     frames = frames_of(site, pk)
     r, f = find_frame(frames, lambda r, f: any(m["kind"] == "missed-bonus" for m in f["marks"]))
     mark = next(m for m in f["marks"] if m["kind"] == "missed-bonus")
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r{r}m{f['m']}+choices")
     assert (shown(page)["round"], shown(page)["move"]) == (r, f["m"])
     panel = page.locator("#choices")
@@ -1104,7 +1061,7 @@ def test_a_missed_bonus_link_opens_the_move_with_what_it_could_have_scored(
 
 def test_player_names_link_to_their_pages(browser: Any, site: dict[str, Any]) -> None:
     pk = site["ids"]["d9-teams"]
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{pk}#r1m999")
     links = page.locator("#seats .seat .name")
     hrefs = links.evaluate_all("(as) => as.map((a) => a.tagName === 'A' ? a.pathname : null)")
@@ -1134,7 +1091,7 @@ def test_the_game_summary_charts_the_scores_and_keeps_a_long_table_readable(
     frames = frames_of(site, pk)
     rounds = frames["rounds"]
     assert len(rounds) > 70
-    p = Page(browser)
+    p = BrowserPage(browser)
     responses: list[Any] = []
     p.page.on("response", lambda r: responses.append(r) if "/frames" in r.url else None)
     page = p.open(f"{site['url']}/games/{pk}")
@@ -1172,7 +1129,7 @@ def test_the_game_summary_charts_the_scores_and_keeps_a_long_table_readable(
     assert not summary.is_visible()
     p.close()
     # partners share a score: the chart and the table have a column a team
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{site['ids']['d9-teams']}")
     page.keyboard.press("End")
     page.wait_for_selector('#score-chart[data-state="drawn"]', timeout=15000)
@@ -1285,7 +1242,7 @@ def test_screenshots_of_every_changed_page(browser: Any, site: dict[str, Any],
     shape = copy.deepcopy(site["docs"]["classic-duel-1"])
     shape["rounds"][1]["moves"][2]["action"] = "fly"
     for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
-        p = Page(browser, viewport)
+        p = BrowserPage(browser, viewport)
         page = p.page
         for title, path in moments_to_take.items():
             p.open(site["url"] + path)

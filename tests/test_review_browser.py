@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import free_port, subprocess_env, wait_for_port
+from conftest import BrowserPage, Servers
 
 from recorder import ingest, reviews, storage
 from recorder.review import Settings
@@ -61,22 +59,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     review = reviews.assembled(db, ids[reviewed["game_id"]], Settings(),
                                reviews.load(db, ids[reviewed["game_id"]], Settings()))
     db.close()
-    port = free_port()
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed by the child)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "waitress", "--host=127.0.0.1", f"--port={port}",
-         "--threads=4", "--call", "webui:create_app"],
-        cwd=tmp, env=subprocess_env(RECORDER_DB=str(db_path),
-                                    RECORDER_REVIEW_BUDGET_SECONDS="0"),
-        stdout=log, stderr=log)
-    log.close()
+    servers = Servers(tmp)
+    url = servers(db_path, env={"RECORDER_REVIEW_BUDGET_SECONDS": "0"})
     try:
-        wait_for_port(port, proc)
-        yield {"url": f"http://127.0.0.1:{port}", "reviewed": ids[reviewed["game_id"]],
+        yield {"url": url, "reviewed": ids[reviewed["game_id"]],
                "waiting": ids["waiting"], "review": review, "doc": reviewed}
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        servers.stop()
 
 
 def _reviewed(log_text: str) -> tuple[int, list[tuple[int, int, bytes]]]:
@@ -85,31 +74,13 @@ def _reviewed(log_text: str) -> tuple[int, list[tuple[int, int, bytes]]]:
     return total, rows
 
 
-class Page:
-    def __init__(self, browser: Any, viewport: dict[str, int] = LAPTOP) -> None:
-        self.page = browser.new_page(viewport=viewport)
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
-        self.page.on("console", lambda m: self.errors.append(m.text)
-                     if m.type == "error" and "favicon" not in str(m.location) else None)
-
-    def open(self, url: str) -> Any:
-        self.page.goto(url)
-        self.page.wait_for_selector('#replay[data-ready="true"]')
-        return self.page
-
-    def close(self) -> None:
-        self.page.close()
-        assert self.errors == []
-
-
 def first_round(site: dict[str, Any]) -> dict[str, Any]:
     return site["review"]["rounds"][0]
 
 
 def test_the_graph_draws_the_seat_in_views_margin_after_each_decision(
         browser: Any, site: dict[str, Any]) -> None:
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{site['reviewed']}#r1m1")
     page.wait_for_selector('#replay[data-review="ready"]', timeout=10000)
     page.wait_for_selector('#eval-chart[data-state="drawn"]', timeout=15000)
@@ -138,7 +109,7 @@ def test_the_graph_draws_the_seat_in_views_margin_after_each_decision(
 
 def test_mistakes_are_marked_on_the_move_list_and_the_scrubber_by_class(
         browser: Any, site: dict[str, Any]) -> None:
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{site['reviewed']}#r1m1")
     page.wait_for_selector('#replay[data-review="ready"]', timeout=10000)
     marked = [d for d in first_round(site)["decisions"] if d["class"] in MARKED]
@@ -163,7 +134,7 @@ def test_mistakes_are_marked_on_the_move_list_and_the_scrubber_by_class(
 def test_the_choices_panel_shows_each_choices_value_and_the_best_at_the_move(
         browser: Any, site: dict[str, Any]) -> None:
     d = next(d for d in first_round(site)["decisions"] if d["class"] in MARKED)
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{site['reviewed']}#r1m{d['move']}+choices")
     page.wait_for_selector('#replay[data-review="ready"]', timeout=10000)
     page.wait_for_selector("#choices li[data-value]")
@@ -194,7 +165,7 @@ def test_the_choices_panel_shows_each_choices_value_and_the_best_at_the_move(
 
 def test_a_game_without_a_review_says_it_is_computed_then_shows_it(
         browser: Any, site: dict[str, Any]) -> None:
-    p = Page(browser)
+    p = BrowserPage(browser)
     page = p.open(f"{site['url']}/games/{site['waiting']}#r1m1")
     page.wait_for_selector('#review[data-state="computing"]', timeout=5000)
     assert "being computed" in page.locator("#review-status").text_content()
@@ -210,7 +181,7 @@ def test_screenshots_of_the_review(browser: Any, site: dict[str, Any], tmp_path:
     out.mkdir(parents=True, exist_ok=True)
     d = next(d for d in first_round(site)["decisions"] if d["class"] in MARKED)
     for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
-        p = Page(browser, viewport)
+        p = BrowserPage(browser, viewport)
         page = p.open(f"{site['url']}/games/{site['reviewed']}#r1m{d['move']}+choices")
         page.wait_for_selector('#eval-chart[data-state="drawn"]', timeout=15000)
         page.wait_for_timeout(400)
