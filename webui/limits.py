@@ -8,7 +8,9 @@ Every request does bounded work whatever it carries:
   a form carries (:class:`Budget`);
 * Flask's own form limits follow from the documented ones: a text field may hold what
   the watch page takes pasted (``MAX_FORM_MEMORY_SIZE``), a form as many parts as the
-  upload form takes files (``UPLOAD_MAX_FILES``, and so ``MAX_FORM_PARTS``);
+  upload form takes files (``UPLOAD_MAX_FILES``, and so ``MAX_FORM_PARTS``); the form's
+  files are streamed, never held whole, and its report carries at most
+  ``UPLOAD_REPORT_TEXT_BYTES`` of refused documents' text;
 * the frames of a log that is not stored (``WATCH_MAX_MOVES``, ``WATCH_MAX_BYTES``);
 * requests that need no token are rate-limited per client address (flask-limiter, in
   memory unless ``RATELIMIT_STORAGE_URI`` names a shared store): ``RATELIMIT_READS``
@@ -48,6 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_DOCUMENTS": 10_000,
     "UPLOAD_MAX_FILES": 1000,
     "MAX_FORM_MEMORY_SIZE": 1 * MiB,
+    "UPLOAD_REPORT_TEXT_BYTES": 4 * MiB,
     "FRAMES_MAX_MOVES": 20_000,
     "WATCH_MAX_MOVES": 5_000,
     "WATCH_MAX_BYTES": 16 * MiB,
@@ -111,7 +114,8 @@ def settle(app: Flask) -> None:
     """Make Flask's own limits agree with the documented ones, and check them."""
     config = app.config
     for name in ("MAX_CONTENT_LENGTH", "MAX_DOCUMENTS", "UPLOAD_MAX_FILES",
-                 "MAX_FORM_MEMORY_SIZE", "WATCH_MAX_MOVES", "WATCH_MAX_BYTES"):
+                 "MAX_FORM_MEMORY_SIZE", "UPLOAD_REPORT_TEXT_BYTES", "WATCH_MAX_MOVES",
+                 "WATCH_MAX_BYTES"):
         value = config[name]
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name} must be a positive whole number, not {value!r}")
@@ -157,7 +161,7 @@ def exact_size(n: int) -> str:
 class Budget:
     """What the files of one request may still make the parser read, all together.
 
-    A form may carry many files; each is read against what the ones before it left,
+    A form may carry many files; each is streamed against what the ones before it left,
     so a request costs at most one body's worth of expanded bytes and documents
     however it is cut into files (100 gzip files of 63 MiB of newlines each would
     otherwise cost 100 times the work of one).
@@ -179,25 +183,26 @@ class Budget:
         return self.bytes_left == self.limits.max_input_bytes and \
             self.documents_left == self.max_documents
 
-    def expand(self, data: bytes) -> bytes:
-        """``data`` with gzip undone, its expanded bytes taken from the budget; raises
-        :class:`TooLarge` when they exceed what is left."""
-        fresh = self.fresh
+    def file_limits(self) -> Limits:
+        """The parser's limits for the next file: what the files before it left of the
+        expanded bytes, which its streamed read may not pass (``max_stream_bytes``), nor
+        a shape read whole (``max_input_bytes``); raises :class:`TooLarge` when nothing
+        is left."""
         if self.bytes_left < 1:
             raise self._spent_bytes()
-        try:
-            plain = parse.expand(data, replace(self.limits, max_input_bytes=self.bytes_left))
-        except TooLarge:
-            if fresh:
-                raise
-            raise self._spent_bytes() from None
-        if len(plain) > self.bytes_left:
-            if fresh:
-                raise TooLarge(f"the input is {size(len(plain))}; at most "
-                               f"{size(self.limits.max_input_bytes)} is accepted")
-            raise self._spent_bytes()
-        self.bytes_left -= len(plain)
-        return plain
+        return replace(self.limits, max_stream_bytes=self.bytes_left,
+                       max_input_bytes=min(self.limits.max_input_bytes, self.bytes_left))
+
+    def spent(self, expanded: int) -> None:
+        """A file was read: ``expanded`` bytes once gzip was undone."""
+        self.bytes_left -= expanded
+
+    def too_large(self, exc: TooLarge, fresh: bool, expanded: int) -> TooLarge:
+        """The parser's refusal, worded for the whole request when the files before this
+        one took what it ran past (it read ``expanded`` bytes)."""
+        if fresh or expanded <= self.bytes_left:
+            return exc  # this file alone is too large, or one of its documents is
+        return self._spent_bytes()
 
     def documents(self) -> int:
         """How many documents the next file may hold."""
