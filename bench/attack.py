@@ -378,6 +378,20 @@ def forged_addresses(srv: Server) -> None:
                     f"{refused} answered 429", refused >= 10))
 
 
+def token_guessing(srv: Server) -> None:
+    """Uploads without a token and sign-ins with guessed ones, 40 of each from one address:
+    only what a token opens is refused, and the refusals are rate-limited."""
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    body = line(SAMPLE)
+    limited = sum(srv.request("POST", "/api/games", body)[0] == 429 for _ in range(40))
+    ROWS.append(Row("40 uploads without a token (POST /api/games)", "40 answered 401",
+                    f"{limited} answered 429", limited >= 10))
+    limited = sum(srv.request("POST", "/signin", f"token=guess-{i}".encode(), form)[0] == 429
+                  for i in range(40))
+    ROWS.append(Row("40 sign-ins with guessed tokens", "40 answered 401",
+                    f"{limited} answered 429", limited >= 30))
+
+
 def chunked_body(srv: Server) -> None:
     """40 MiB sent chunked (no Content-Length) with no token: stopped at the body limit?"""
     sock = socket.create_connection(("127.0.0.1", srv.port), 30)
@@ -529,6 +543,7 @@ def main() -> int:
                 chunked_body(srv)
                 idle_connections(srv)
                 slow_body(srv)
+            token_guessing(srv)  # last: the address is then refused uploads for a minute
         finally:
             srv.stop()
         other = folder / "reads"

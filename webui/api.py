@@ -205,8 +205,12 @@ def bearer() -> str | None:
 
 
 def authenticate(presented: str | None, scope: str) -> Token:
-    """The live token presented, allowed ``scope``, or the 401/403 that says what is wrong."""
+    """The live token presented, allowed ``scope``, or the 401/403 that says what is wrong
+    (counted against the limit of refusals where one applies: ``limits.UPLOADS``)."""
     check = check_token(get_db(), presented)
+    if check.verdict is not Verdict.OK or check.token is None or \
+            not check.token.may(scope):
+        limits.refuse_token()
     if check.verdict is Verdict.MISSING:
         doing = "uploads need" if scope == "upload" else "reading this server needs"
         fail(401, "auth/missing-token",
@@ -231,6 +235,7 @@ def authenticate(presented: str | None, scope: str) -> Token:
 def bound_frontend(token: Token) -> str:
     """The frontend an upload token sends games of, or the 403 that says it has none."""
     if token.frontend is None:
+        limits.refuse_token()
         fail(403, "auth/frontend",
              f"this token (of {token.name!r}) is bound to no frontend, so it cannot upload; "
              "ask the server's operator for a new one made with "

@@ -16,7 +16,9 @@ Every request does bounded work whatever it carries:
   memory unless ``RATELIMIT_STORAGE_URI`` names a shared store): ``RATELIMIT_READS``
   for every page and API read, ``RATELIMIT_REPLAYS`` for the replay of a posted log,
   ``RATELIMIT_EXPORTS`` for the streamed exports, ``RATELIMIT_REVIEWS`` for a game's
-  review;
+  review; and the requests a token opens are limited by their refusals:
+  ``RATELIMIT_SIGNINS`` for refused sign-ins, ``RATELIMIT_REFUSED_UPLOADS`` for uploads
+  refused for their token (none, unknown, revoked, not for uploading);
 * a game's review: a request waits at most ``REVIEW_BUDGET_SECONDS`` for it, then is
   answered as queued; at most ``REVIEW_QUEUE`` games wait for their review at once.
 
@@ -34,7 +36,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from flask import Flask, current_app, request
+from flask import Flask, current_app, g, request
 from flask_limiter import Limiter
 
 from recorder import parse
@@ -60,6 +62,8 @@ DEFAULTS: dict[str, Any] = {
     "RATELIMIT_REPLAYS": "30 per minute",
     "RATELIMIT_EXPORTS": "30 per minute",
     "RATELIMIT_REVIEWS": "60 per minute",
+    "RATELIMIT_SIGNINS": "10 per minute",
+    "RATELIMIT_REFUSED_UPLOADS": "30 per minute",
     "REVIEW_BUDGET_SECONDS": 1.5,
     "REVIEW_QUEUE": 16,
     "REVIEW_RETRY_SECONDS": 2,
@@ -75,6 +79,8 @@ ENVIRONMENT = {
     "RATELIMIT_REPLAYS": "RECORDER_RATELIMIT_REPLAYS",
     "RATELIMIT_EXPORTS": "RECORDER_RATELIMIT_EXPORTS",
     "RATELIMIT_REVIEWS": "RECORDER_RATELIMIT_REVIEWS",
+    "RATELIMIT_SIGNINS": "RECORDER_RATELIMIT_SIGNINS",
+    "RATELIMIT_REFUSED_UPLOADS": "RECORDER_RATELIMIT_REFUSED_UPLOADS",
     "REVIEW_BUDGET_SECONDS": "RECORDER_REVIEW_BUDGET_SECONDS",
     "REVIEW_QUEUE": "RECORDER_REVIEW_QUEUE",
 }
@@ -294,6 +300,24 @@ EXPORTS = ("api.list_games",)
 """The address whose streamed formats read every matching game."""
 REVIEWS = ("api.game_review",)
 """The address that may review a game (seconds of CPU) or wait for its review."""
+SIGNINS = ("signin.sign_in",)
+"""The sign-in, whose refusals are counted (a token guessed is a token tried)."""
+UPLOADS = ("api.upload_games", "upload.form_upload")
+"""The uploads, whose refusals for their token are counted, together."""
+
+
+def refuse_token() -> None:
+    """Mark this request as refused for its token, for the limit of such refusals (a
+    valid token is never throttled: it is revoked)."""
+    g.token_refused = True
+
+
+def _refused_for_token(_response: Any) -> bool:
+    return bool(g.get("token_refused"))
+
+
+def _refused(response: Any) -> bool:
+    return int(response.status_code) >= 400
 
 
 def client_address() -> str:
@@ -344,6 +368,15 @@ def init_rate_limits(app: Flask) -> Limiter:
     for endpoint in REVIEWS:
         app.view_functions[endpoint] = limiter.limit(
             lambda: str(current_app.config["RATELIMIT_REVIEWS"]))(app.view_functions[endpoint])
+    for endpoint in SIGNINS:
+        app.view_functions[endpoint] = limiter.limit(
+            lambda: str(current_app.config["RATELIMIT_SIGNINS"]), deduct_when=_refused,
+            methods=["POST"])(app.view_functions[endpoint])
+    refused_uploads = limiter.shared_limit(
+        lambda: str(current_app.config["RATELIMIT_REFUSED_UPLOADS"]), "refused-uploads",
+        deduct_when=_refused_for_token)
+    for endpoint in UPLOADS:
+        app.view_functions[endpoint] = refused_uploads(app.view_functions[endpoint])
     for endpoint in EXPORTS:
         app.view_functions[endpoint] = limiter.limit(
             lambda: str(current_app.config["RATELIMIT_EXPORTS"]), exempt_when=_not_a_stream,

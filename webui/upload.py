@@ -52,6 +52,12 @@ def _problem(message: str, status: int) -> tuple[str, int]:
     return render_template("upload.html", reports=None, problem=message), status
 
 
+def _refused(message: str, status: int) -> tuple[str, int]:
+    """A post refused for its token, counted against the limit of such refusals."""
+    limits.refuse_token()
+    return _problem(message, status)
+
+
 @bp.post("/upload")
 def form_upload() -> tuple[str, int] | str:
     """The form's answer without JavaScript: the same report, rendered on the server.
@@ -67,20 +73,20 @@ def form_upload() -> tuple[str, int] | str:
         return _problem(sentence(limits.too_large_message()), 413)
     check = check_token(get_db(), token)
     if check.verdict is Verdict.MISSING:
-        return _problem("Uploads need a token: paste the one you were given (the server's "
+        return _refused("Uploads need a token: paste the one you were given (the server's "
                         "operator makes one with 'recorder token create NAME').", 401)
     if check.verdict is Verdict.UNKNOWN:
-        return _problem("This token is not known to this server: check it was copied whole, "
+        return _refused("This token is not known to this server: check it was copied whole, "
                         "or ask the server's operator for one.", 401)
     if check.verdict is Verdict.REVOKED:
-        return _problem("This token was revoked; ask for a new one.", 403)
+        return _refused("This token was revoked; ask for a new one.", 403)
     assert check.token is not None
     if not check.token.may("upload"):
-        return _problem("This token may only read; uploads need a token made for uploading.",
+        return _refused("This token may only read; uploads need a token made for uploading.",
                         403)
     frontend = check.token.frontend
     if frontend is None:
-        return _problem("This token is bound to no frontend, so it cannot upload; ask for a "
+        return _refused("This token is bound to no frontend, so it cannot upload; ask for a "
                         "new one.", 403)
     files = [f for f in chosen if f.filename]
     if not files:
