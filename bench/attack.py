@@ -294,6 +294,22 @@ def reads_need_token(folder: Path) -> None:
         srv.stop()
 
 
+def stored_frames(folder: Path) -> None:
+    """A stored game's frames had no byte cap (a frame holds every hand): on a server whose
+    ``FRAMES_MAX_BYTES`` is 10 KB (``instance/config.py``), one game's are refused."""
+    (folder / "instance").mkdir()
+    (folder / "instance" / "config.py").write_text("FRAMES_MAX_BYTES = 10_000\n")
+    srv = Server(folder)
+    try:
+        own = srv.token("simulator", "--scope", "upload", "--frontend", "recorder-simulate")
+        srv.request("POST", "/api/games", line(game(11)), {"Authorization": f"Bearer {own}"})
+        r = srv.request("GET", "/api/games/1/frames")
+        record("frames of a stored game past FRAMES_MAX_BYTES (10 KB here)",
+               "sent whatever their size", r, r[0] == 413, f" {code(r[1])}")
+    finally:
+        srv.stop()
+
+
 def variations(srv: Server, upload: str, own: str) -> None:
     auth = {"Authorization": f"Bearer {own}"}
     r = srv.request("POST", "/api/frames?index=99999999999999999999999", line(SAMPLE))
@@ -549,6 +565,9 @@ def main() -> int:
         other = folder / "reads"
         other.mkdir()
         reads_need_token(other)
+        capped = folder / "capped"
+        capped.mkdir()
+        stored_frames(capped)
         if not args.quick:
             cli_bomb(folder)
         if args.sweep:

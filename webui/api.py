@@ -670,6 +670,12 @@ def game_frames(game_pk: int) -> Response:
         except UnreadableLog as exc:
             fail(exc.status, exc.code, exc.message)
         response = envelope(build_frames(doc, game_pk=game_pk), compact=True)
+        size = response.content_length or len(response.get_data())
+        most = int(current_app.config["FRAMES_MAX_BYTES"])
+        if size > most:  # kept neither in the cache nor sent: a long game of many tiles
+            fail(413, "frames/too-large",
+                 f"the frames of game #{game_pk} are {limits.size(size)}; at most "
+                 f"{limits.size(most)} of frames is sent for a stored game")
         if not budget:
             return response  # compressed on its way out, for a client that accepts gzip
         # kept gzip-compressed: a twentieth of the memory, and no compression per viewer

@@ -11,7 +11,8 @@ Every request does bounded work whatever it carries:
   upload form takes files (``UPLOAD_MAX_FILES``, and so ``MAX_FORM_PARTS``); the form's
   files are streamed, never held whole, and its report carries at most
   ``UPLOAD_REPORT_TEXT_BYTES`` of refused documents' text;
-* the frames of a log that is not stored (``WATCH_MAX_MOVES``, ``WATCH_MAX_BYTES``);
+* the frames of a log that is not stored (``WATCH_MAX_MOVES``, ``WATCH_MAX_BYTES``), and
+  of a stored game (``FRAMES_MAX_MOVES``, ``FRAMES_MAX_BYTES``);
 * requests that need no token are rate-limited per client address (flask-limiter, in
   memory unless ``RATELIMIT_STORAGE_URI`` names a shared store): ``RATELIMIT_READS``
   for every page and API read, ``RATELIMIT_REPLAYS`` for the replay of a posted log,
@@ -54,6 +55,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_FORM_MEMORY_SIZE": 1 * MiB,
     "UPLOAD_REPORT_TEXT_BYTES": 4 * MiB,
     "FRAMES_MAX_MOVES": 20_000,
+    "FRAMES_MAX_BYTES": 64 * MiB,
     "WATCH_MAX_MOVES": 5_000,
     "WATCH_MAX_BYTES": 16 * MiB,
     "RATELIMIT_ENABLED": True,
@@ -121,7 +123,7 @@ def settle(app: Flask) -> None:
     config = app.config
     for name in ("MAX_CONTENT_LENGTH", "MAX_DOCUMENTS", "UPLOAD_MAX_FILES",
                  "MAX_FORM_MEMORY_SIZE", "UPLOAD_REPORT_TEXT_BYTES", "WATCH_MAX_MOVES",
-                 "WATCH_MAX_BYTES"):
+                 "WATCH_MAX_BYTES", "FRAMES_MAX_BYTES"):
         value = config[name]
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name} must be a positive whole number, not {value!r}")
