@@ -310,6 +310,22 @@ def stored_frames(folder: Path) -> None:
         srv.stop()
 
 
+def damaged_database(folder: Path) -> None:
+    """Reads of a database file damaged under the running server (its bytes overwritten)."""
+    srv = Server(folder)
+    try:
+        for name in ("attack.db-wal", "attack.db-shm"):
+            (folder / name).unlink(missing_ok=True)
+        with srv.db.open("r+b") as f:
+            f.write(b"not a database any more " * 200)
+        for path in ("/api/games", "/games"):
+            r = srv.request("GET", path)
+            record(f"GET {path} on a damaged database file", "500", r,
+                   r[0] == 503 and b"Traceback" not in r[1], f" {code(r[1])}")
+    finally:
+        srv.stop()
+
+
 def variations(srv: Server, upload: str, own: str) -> None:
     auth = {"Authorization": f"Bearer {own}"}
     r = srv.request("POST", "/api/frames?index=99999999999999999999999", line(SAMPLE))
@@ -568,6 +584,9 @@ def main() -> int:
         capped = folder / "capped"
         capped.mkdir()
         stored_frames(capped)
+        damaged = folder / "damaged"
+        damaged.mkdir()
+        damaged_database(damaged)
         if not args.quick:
             cli_bomb(folder)
         if args.sweep:

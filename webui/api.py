@@ -111,6 +111,10 @@ _HTTP_CODES = {
 }
 
 
+STORAGE_RETRY_SECONDS = 30
+"""The ``Retry-After`` of a 503 for a database that failed under a read."""
+
+
 def _retry_after(response: Response, status: int) -> None:
     if status == 429:
         wait = limits.retry_after()
@@ -178,6 +182,22 @@ def register_error_handlers(app: Flask) -> None:
         _retry_after(page, status)
         return page
 
+    def on_storage_failure(exc: sqlite3.Error) -> Response:
+        """503 for a database that fails under a request (a damaged, unreadable or busy
+        file): the operator's problem, not a bug, so one line in the log and no traceback
+        in the answer. Uploads say so in their own words (their batch was not stored)."""
+        current_app.logger.error("the database failed on %s %s: %s: %s", request.method,
+                                 request.path, type(exc).__name__, exc)
+        message = (f"the database could not be read ({exc}): the file is damaged, "
+                   "unreadable or busy; its operator has to look at it. Try again later")
+        if wants_json():
+            response = error_envelope(503, "storage/failed", message)
+        else:
+            response = current_app.make_response((render_template(
+                "error.html", title="Service Unavailable", message=sentence(message)), 503))
+        response.headers["Retry-After"] = str(STORAGE_RETRY_SECONDS)
+        return response
+
     def on_unexpected(exc: Exception) -> Response | HTTPException:
         if isinstance(exc, HTTPException):
             return on_http_error(exc)
@@ -187,6 +207,7 @@ def register_error_handlers(app: Flask) -> None:
         return error_envelope(500, *_HTTP_CODES[500])
 
     app.register_error_handler(ApiError, on_api_error)
+    app.register_error_handler(sqlite3.Error, on_storage_failure)
     app.register_error_handler(HTTPException, on_http_error)
     app.register_error_handler(Exception, on_unexpected)
 
