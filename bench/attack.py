@@ -7,7 +7,7 @@ that request (the peak is reset before each attack through ``/proc/PID/clear_ref
 the figures measured before the hardening, and a verdict. A few variations the original
 findings did not list follow (open redirects, header injection, huge numbers elsewhere).
 
-    .venv/bin/python bench/attack.py            # all, about a minute on an idle machine
+    .venv/bin/python bench/attack.py            # all, about two minutes on an idle machine
     .venv/bin/python bench/attack.py --quick    # skips the slow-body and CLI bombs
     .venv/bin/python bench/attack.py --sweep    # and every GET address, hostile parameters
 
