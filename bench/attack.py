@@ -7,7 +7,7 @@ that request (the peak is reset before each attack through ``/proc/PID/clear_ref
 the figures measured before the hardening, and a verdict. A few variations the original
 findings did not list follow (open redirects, header injection, huge numbers elsewhere).
 
-    .venv/bin/python bench/attack.py            # all, about a minute on an idle machine
+    .venv/bin/python bench/attack.py            # all, about two minutes on an idle machine
     .venv/bin/python bench/attack.py --quick    # skips the slow-body and CLI bombs
     .venv/bin/python bench/attack.py --sweep    # and every GET address, hostile parameters
 
@@ -294,6 +294,38 @@ def reads_need_token(folder: Path) -> None:
         srv.stop()
 
 
+def stored_frames(folder: Path) -> None:
+    """A stored game's frames had no byte cap (a frame holds every hand): on a server whose
+    ``FRAMES_MAX_BYTES`` is 10 KB (``instance/config.py``), one game's are refused."""
+    (folder / "instance").mkdir()
+    (folder / "instance" / "config.py").write_text("FRAMES_MAX_BYTES = 10_000\n")
+    srv = Server(folder)
+    try:
+        own = srv.token("simulator", "--scope", "upload", "--frontend", "recorder-simulate")
+        srv.request("POST", "/api/games", line(game(11)), {"Authorization": f"Bearer {own}"})
+        r = srv.request("GET", "/api/games/1/frames")
+        record("frames of a stored game past FRAMES_MAX_BYTES (10 KB here)",
+               "sent whatever their size", r, r[0] == 413, f" {code(r[1])}")
+    finally:
+        srv.stop()
+
+
+def damaged_database(folder: Path) -> None:
+    """Reads of a database file damaged under the running server (its bytes overwritten)."""
+    srv = Server(folder)
+    try:
+        for name in ("attack.db-wal", "attack.db-shm"):
+            (folder / name).unlink(missing_ok=True)
+        with srv.db.open("r+b") as f:
+            f.write(b"not a database any more " * 200)
+        for path in ("/api/games", "/games"):
+            r = srv.request("GET", path)
+            record(f"GET {path} on a damaged database file", "500", r,
+                   r[0] == 503 and b"Traceback" not in r[1], f" {code(r[1])}")
+    finally:
+        srv.stop()
+
+
 def variations(srv: Server, upload: str, own: str) -> None:
     auth = {"Authorization": f"Bearer {own}"}
     r = srv.request("POST", "/api/frames?index=99999999999999999999999", line(SAMPLE))
@@ -353,7 +385,17 @@ def form_bomb(srv: Server, own: str) -> None:
     r = srv.request("POST", "/upload", body,
                     {"Content-Type": f"multipart/form-data; boundary={boundary}"})
     record(f"100 gzip files of 63 MiB newlines ({len(body) / MiB:.1f} MiB) via the form",
-           "40 s CPU", r, r[0] < 500 and r[3] < 5)
+           "40 s CPU; then 0.45 s, +195 MiB", r, r[0] < 500 and r[3] < 5 and r[4] < 100 * MiB)
+    # one file of JSON Lines: was held whole, expanded, and every refused text again
+    document = json.dumps({"pad": "x" * 7000}).encode() + b"\n"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"token\"\r\n\r\n"
+            f"{own}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; "
+            "filename=\"big.jsonl.gz\"\r\nContent-Type: application/gzip\r\n\r\n").encode()
+    body += gzip.compress(document * 8000, 9) + f"\r\n--{boundary}--\r\n".encode()
+    r = srv.request("POST", "/upload", body,
+                    {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    record(f"55 MiB of JSON Lines in a {len(body) // 1024} KiB gzip file via the form",
+           "held whole: +288 MiB, 60 MB page", r, r[0] == 200 and r[4] < 64 * MiB)
 
 
 def forged_addresses(srv: Server) -> None:
@@ -366,6 +408,20 @@ def forged_addresses(srv: Server) -> None:
         refused += r[0] == 429
     ROWS.append(Row("40 replays, each with a new forged X-Forwarded-For", "(variation)",
                     f"{refused} answered 429", refused >= 10))
+
+
+def token_guessing(srv: Server) -> None:
+    """Uploads without a token and sign-ins with guessed ones, 40 of each from one address:
+    only what a token opens is refused, and the refusals are rate-limited."""
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    body = line(SAMPLE)
+    limited = sum(srv.request("POST", "/api/games", body)[0] == 429 for _ in range(40))
+    ROWS.append(Row("40 uploads without a token (POST /api/games)", "40 answered 401",
+                    f"{limited} answered 429", limited >= 10))
+    limited = sum(srv.request("POST", "/signin", f"token=guess-{i}".encode(), form)[0] == 429
+                  for i in range(40))
+    ROWS.append(Row("40 sign-ins with guessed tokens", "40 answered 401",
+                    f"{limited} answered 429", limited >= 30))
 
 
 def chunked_body(srv: Server) -> None:
@@ -393,8 +449,9 @@ def chunked_body(srv: Server) -> None:
 
 
 def idle_connections(srv: Server) -> None:
-    """110 connections that never finish their headers: waitress holds 100 at most
-    (``connection_limit``), idle ones for 120 s, and counts none per address."""
+    """110 connections that never finish their headers: ``recorder serve`` holds 100 at
+    most (``--connection-limit``) and counts none per address, but closes idle ones after
+    ``--channel-timeout`` (30 s; waitress's own 120 s held them for two minutes)."""
     held = []
     try:
         for _ in range(110):
@@ -404,7 +461,7 @@ def idle_connections(srv: Server) -> None:
         time.sleep(1)
         start = time.monotonic()
         try:
-            probe = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+            probe = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=90)
             probe.request("GET", "/api/games")
             answer = f"{probe.getresponse().status} after {time.monotonic() - start:.1f} s"
             probe.close()
@@ -413,8 +470,10 @@ def idle_connections(srv: Server) -> None:
     finally:
         for sock in held:
             sock.close()
-    ROWS.append(Row("110 idle connections from one address, then a read", "(variation)",
-                    f"{answer} (the proxy's job: docs/service.md)", True, "proxy"))
+    ROWS.append(Row("110 idle connections from one address, then a read",
+                    "no answer in 10 s (held 120 s)",
+                    f"{answer} (idle ones closed; per address: the proxy's job)",
+                    answer.startswith("200"), "proxy" if answer.startswith("200") else ""))
 
 
 SWEEP_VALUES = ["99999999999999999999999", "-1", "1e400", "%E2%80%AE", "%00", "%ff",
@@ -516,11 +575,18 @@ def main() -> int:
                 chunked_body(srv)
                 idle_connections(srv)
                 slow_body(srv)
+            token_guessing(srv)  # last: the address is then refused uploads for a minute
         finally:
             srv.stop()
         other = folder / "reads"
         other.mkdir()
         reads_need_token(other)
+        capped = folder / "capped"
+        capped.mkdir()
+        stored_frames(capped)
+        damaged = folder / "damaged"
+        damaged.mkdir()
+        damaged_database(damaged)
         if not args.quick:
             cli_bomb(folder)
         if args.sweep:

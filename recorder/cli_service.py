@@ -211,6 +211,15 @@ def import_samples(db: Database) -> str | None:
 @db_option
 @click.option("--threads", type=click.IntRange(1, 256), default=4, show_default=True,
               help="Requests served at once.")
+@click.option("--connection-limit", type=click.IntRange(1, 100_000), default=100,
+              show_default=True,
+              help="Connections held open at once (waitress's connection_limit); more wait. "
+                   "None is counted per address: in public, a proxy in front limits each "
+                   "address (docs/service.md).")
+@click.option("--channel-timeout", type=click.IntRange(1, 86_400), default=30,
+              show_default=True, metavar="SECONDS",
+              help="Close a connection idle this long, no request under way (waitress's "
+                   "channel_timeout).")
 @click.option("--debug", is_flag=True,
               help="Flask's development server with its debugger and reloader instead "
                    "(never in public).")
@@ -222,7 +231,8 @@ def import_samples(db: Database) -> str | None:
                    "from the Parquet datasets in DIR, written by 'recorder batch facts' or "
                    "'recorder export --parquet' (a path or an fsspec URL); the games, "
                    "replays and uploads stay on the database.")
-def serve_command(host: str, port: int, db_path: Path | None, threads: int, debug: bool,
+def serve_command(host: str, port: int, db_path: Path | None, threads: int,
+                  connection_limit: int, channel_timeout: int, debug: bool,
                   samples: bool, warehouse: str | None) -> None:
     """Run the web service under waitress until Ctrl-C.
 
@@ -235,6 +245,7 @@ def serve_command(host: str, port: int, db_path: Path | None, threads: int, debu
     Examples:
       recorder serve                                http://127.0.0.1:5000/
       recorder serve --host 0.0.0.0 --port 8080 --threads 8 --db /srv/recorder.db
+      recorder serve --connection-limit 200 --channel-timeout 15
       recorder serve --warehouse facts/             the statistics from Parquet
     """
     from webui import create_app  # the web layer is needed only by this command
@@ -277,7 +288,8 @@ def serve_command(host: str, port: int, db_path: Path | None, threads: int, debu
         return
     from webui.serve import serve
 
-    serve(app, host=host, port=port, threads=threads)
+    serve(app, host=host, port=port, threads=threads, connection_limit=connection_limit,
+          channel_timeout=channel_timeout)
 
 
 # ---------------------------------------------------------------------------------------

@@ -32,14 +32,23 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from sqlite_utils import Database
 
 from recorder import binding, continuation, identity, stats, storage
 from recorder.analysis import analyse
 from recorder.errors import InputError, RecorderError, internal_error
-from recorder.parse import Limits, Parsed, RawLine, iter_documents, iter_path_raw, parse_line
+from recorder.parse import (
+    Count,
+    Limits,
+    Parsed,
+    RawLine,
+    iter_documents,
+    iter_file,
+    iter_path_raw,
+    parse_line,
+)
 from recorder.pool import chunked, ordered_map
 
 log = logging.getLogger(__name__)
@@ -640,8 +649,24 @@ def _pending_from_wire(w: _WireItem) -> _Pending:
     return pending
 
 
-def check_upload(data: bytes, *, limits: Limits | None = None,
-                 max_documents: int | None = None, frontend: str | None = None) -> int:
+def upload_documents(data: bytes | BinaryIO, *, limits: Limits,
+                     max_documents: int | None = None, count: Count | None = None
+                     ) -> Iterator[Parsed]:
+    """The documents of an upload: a body held in memory, or a file (a form's, spooled
+    to disk) read from its start as the command line reads one, so that memory is bounded
+    by the limits and not by what the file expands to."""
+    if isinstance(data, bytes | bytearray | memoryview):
+        yield from iter_documents(bytes(data), limits=limits, max_documents=max_documents)
+        return
+    data.seek(0)
+    for item in iter_file(data, limits=limits, max_documents=max_documents, count=count):
+        assert isinstance(item, Parsed)
+        yield item
+
+
+def check_upload(data: bytes | BinaryIO, *, limits: Limits | None = None,
+                 max_documents: int | None = None, frontend: str | None = None,
+                 count: Count | None = None) -> int:
     """How many documents one uploaded body holds; raises InputError if it is unreadable
     (:class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``), and
     :class:`~recorder.binding.WrongFrontend` if a token bound to ``frontend`` sends a log
@@ -653,33 +678,38 @@ def check_upload(data: bytes, *, limits: Limits | None = None,
     go in batches with memory as flat as the CLI's. Parsing costs a small share of the
     replay, so reading twice is cheap insurance.
     """
-    count = 0
-    for parsed in iter_documents(data, limits=limits or Limits(), max_documents=max_documents):
+    documents = 0
+    for parsed in upload_documents(data, limits=limits or Limits(),
+                                   max_documents=max_documents, count=count):
         if frontend is not None and parsed.error is None:
             refusal = binding.refusal(parsed.doc, frontend, index=parsed.index,
                                       line=parsed.line)
             if refusal is not None:
                 raise refusal
-        count += 1
-    return count
+        documents += 1
+    return documents
 
 
 def import_upload(
     db: Database,
-    data: bytes,
+    data: bytes | BinaryIO,
     *,
     limits: Limits | None = None,
     max_documents: int | None = None,
     source: str | None = None,
     uploaded_by: int | None = None,
     frontend: str | None = None,
+    count: Count | None = None,
 ) -> tuple[Tally, list[Outcome]]:
-    """The API's and the web form's import of one body (raises InputError if unreadable,
-    :class:`~recorder.errors.TooManyDocuments` for more than ``max_documents``, and
-    :class:`~recorder.binding.WrongFrontend` if it holds a log of another frontend than
-    ``frontend``, the uploading token's: all before anything is replayed or stored)."""
+    """The API's and the web form's import of one body or file (raises InputError if
+    unreadable, :class:`~recorder.errors.TooManyDocuments` for more than
+    ``max_documents``, and :class:`~recorder.binding.WrongFrontend` if it holds a log of
+    another frontend than ``frontend``, the uploading token's: all before anything is
+    replayed or stored). A file is read twice from its start, streamed; ``count``
+    receives the bytes it expands to."""
     lim = limits or Limits()
-    check_upload(data, limits=lim, max_documents=max_documents, frontend=frontend)
+    check_upload(data, limits=lim, max_documents=max_documents, frontend=frontend,
+                 count=count)
     importer = Importer(db, uploaded_by=uploaded_by, frontend=frontend)
-    outcomes = list(importer.run((source, d) for d in iter_documents(data, limits=lim)))
+    outcomes = list(importer.run((source, d) for d in upload_documents(data, limits=lim)))
     return importer.tally, outcomes

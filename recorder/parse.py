@@ -448,13 +448,48 @@ def iter_path_raw(
             raw: BinaryIO = sys.stdin.buffer
         else:
             raw = stack.enter_context(open(path_or_dash, "rb"))
+        yield from iter_file(raw, limits=limits, unparsed=unparsed)
+
+
+class Count:
+    """The bytes a streamed read has read so far, once gzip is undone (for a caller
+    that holds several inputs to one budget)."""
+
+    __slots__ = ("bytes",)
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+
+def iter_file(
+    raw: BinaryIO, *, limits: Limits = DEFAULT_LIMITS, unparsed: bool = False,
+    max_documents: int | None = None, count: Count | None = None,
+) -> Iterator[Parsed | RawLine]:
+    """The documents of an open binary file, plain or gzip, read as :func:`iter_path`
+    reads a file: JSON Lines a line at a time, so memory is bounded by the limits
+    (``max_input_bytes`` while the shape is not known, ``max_document_bytes`` a line),
+    never by the file; ``max_stream_bytes`` bounds the expanded bytes read in all.
+
+    The file is not closed. ``max_documents`` raises :class:`TooManyDocuments` at the
+    document past it (streamed: the documents before it were yielded); ``count``
+    receives the expanded bytes read.
+    """
+    with contextlib.ExitStack() as stack:
         head = _read_up_to(raw, 2)
         source: _Readable = io.BufferedReader(_Prefixed(head, raw), buffer_size=256 * KiB)
         if head == GZIP_MAGIC:
             gz = gzip.GzipFile(fileobj=source, mode="rb")  # type: ignore[arg-type]
             stack.callback(gz.close)
             source = _GzipReader(gz)
-        yield from _iter_stream(_LineReader(source, limits), limits, unparsed)
+        items = _iter_stream(_LineReader(source, limits, count), limits, unparsed,
+                             max_documents)
+        if max_documents is None:
+            yield from items
+            return
+        for n, item in enumerate(items):
+            if n >= max_documents:
+                raise _too_many(max_documents)
+            yield item
 
 
 class _Readable(Protocol):
@@ -521,9 +556,11 @@ class _LineReader:
     again after a look ahead.
     """
 
-    def __init__(self, stream: _Readable, limits: Limits) -> None:
+    def __init__(self, stream: _Readable, limits: Limits, count: Count | None = None
+                 ) -> None:
         self._read = stream.read1
         self._limits = limits
+        self._count = count
         self._buf = b""
         self._pos = 0
         self.number = 0
@@ -621,6 +658,8 @@ class _LineReader:
         if not block:
             return False
         self._total += len(block)
+        if self._count is not None:
+            self._count.bytes = self._total
         if self._total > self._limits.max_stream_bytes:
             raise TooLarge(
                 f"the input is larger than {_size(self._limits.max_stream_bytes)} "
@@ -635,8 +674,8 @@ _Line = tuple[int, int, bytes]
 """(line number, offset of the line in the input, the line's bytes)."""
 
 
-def _iter_stream(reader: _LineReader, limits: Limits, raw: bool = False
-                 ) -> Iterator[Parsed | RawLine]:
+def _iter_stream(reader: _LineReader, limits: Limits, raw: bool = False,
+                 max_documents: int | None = None) -> Iterator[Parsed | RawLine]:
     """Shape detection on a stream, with the in-memory rule: JSON Lines when the first
     non-blank line is a JSON value and more lines follow (streamed); anything else is
     read whole and parsed by :func:`_iter_plain`.
@@ -688,9 +727,18 @@ def _iter_stream(reader: _LineReader, limits: Limits, raw: bool = False
                 yield from _stream_jsonl(reader, [first, second], limits, raw)
                 return
         raise _too_large(limits)
+    if not found and long_line is None and whole:
+        # nothing but white space: said without holding it twice (a gzip bomb of blank
+        # lines read whole would cost twice the input limit)
+        raise InputError("the input is empty" if consumed in (b"", _BOM) else
+                         "the input holds only whitespace")
     rest = reader.read_rest(max(0, budget - len(consumed)))
     if len(consumed) + len(rest) <= budget:
-        yield from _iter_plain(bytes(consumed) + rest, limits)
+        consumed += rest
+        del rest
+        data = bytes(consumed)
+        del consumed  # held once while it is parsed, not twice
+        yield from _iter_plain(data, limits, max_documents=max_documents)
         return
     # Too big to hold. The one shape still readable is JSON Lines with a broken first
     # line (a document of that size would be refused anyway).

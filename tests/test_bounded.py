@@ -381,6 +381,42 @@ def test_the_files_of_one_form_share_one_budget_of_documents(
     assert "not read: the files before it took this upload&#39;s budget" in text
 
 
+def _peak_rss(pid: int) -> int:
+    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if row.startswith("VmHWM:"):
+            return int(row.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="reads Linux's /proc")
+def test_a_form_post_is_streamed_not_held_whole(server: tuple[str, str], start_server: Any,
+                                                db_path: Path) -> None:
+    """A form's gzip file of 55 MiB of JSON Lines (7 KB documents, 62 KB sent) was held
+    whole, expanded, and each refused document's text again for the report: the server's
+    peak rose by about 200 MiB. Streamed like the command line's files, with the report's
+    texts capped, the rise is bounded by the limits (a document, the texts' room)."""
+    url, token = server
+    pid = start_server.procs[-1].pid
+    document = json.dumps({"pad": "x" * 7000}).encode() + b"\n"
+    body = gzip.compress(document * 8000, 9)
+    game = json.dumps(make_game(31)).encode() + b"\n"
+    files = [("files", "big.jsonl.gz", body), ("files", "game.jsonl", game)]
+    form, headers = multipart({"token": token}, files)
+    assert len(form) < 100_000
+    http(f"{url}/upload", *multipart({"token": token}, [("files", "w.json", b"{}")]))
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # the peak starts again from here
+    base = _peak_rss(pid)
+    status, _, page = http(f"{url}/upload", form, headers)
+    rise = _peak_rss(pid) - base
+    text = page.decode()
+    assert status == 200, text[-2000:]
+    assert text.count('data-status="refused"') == 8000  # every document answered
+    assert text.count('data-status="accepted"') == 1  # and the file after it read
+    assert text.count('name="log"') == 4 * MiB // (len(document) - 1)  # the texts' room
+    assert stored_games(db_path) == 1
+    assert rise < 48 * MiB, f"the peak rose by {rise / MiB:.0f} MiB"
+
+
 def test_frames_of_one_line_parse_that_line_only(monkeypatch: pytest.MonkeyPatch,
                                                  tmp_path: Path) -> None:
     """Of JSON Lines only the two lines that tell the shape and the line asked for are

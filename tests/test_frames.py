@@ -778,3 +778,34 @@ def test_frames_of_a_stored_game_have_their_own_moves_limit(
     app.config["FRAMES_CACHE_BYTES"] = 0
     r = client.get("/api/games/1/frames")
     assert r.status_code == 413 and r.get_json()["error"]["code"] == "input/too-many-moves"
+
+
+def test_frames_of_a_stored_game_are_capped_by_bytes(
+        tmp_path: Path, game_pool: list[dict[str, Any]]) -> None:
+    """The moves limit let a stored game's frames grow with its tiles (each frame holds
+    every hand): FRAMES_MAX_BYTES caps what is sent and kept, as WATCH_MAX_BYTES does for
+    a log that is not stored."""
+    from recorder import storage
+    from recorder.ingest import import_upload
+    from webui import create_app
+
+    db_path = tmp_path / "r.db"
+    db = storage.connect(db_path)
+    import_upload(db, json.dumps(game_pool[8]).encode())
+    db.close()
+    app = create_app({"TESTING": True, "DATABASE": str(db_path), "FRAMES_CACHE_BYTES": 0})
+    client = app.test_client()
+    whole = client.get("/api/games/1/frames")
+    assert whole.status_code == 200
+    size = len(whole.get_data())
+    app.config["FRAMES_CACHE_BYTES"] = 64 * 1024 * 1024
+    app.config["FRAMES_MAX_BYTES"] = size - 1
+    for _ in range(2):  # refused, and not kept to be served from the cache instead
+        r = client.get("/api/games/1/frames")
+        assert r.status_code == 413
+        error = r.get_json()["error"]
+        assert error["code"] == "frames/too-large"
+        assert error["message"].startswith("the frames of game #1 are ")
+        assert "of frames is sent for a stored game" in error["message"]
+    app.config["FRAMES_MAX_BYTES"] = size
+    assert client.get("/api/games/1/frames").status_code == 200

@@ -394,3 +394,17 @@ def test_a_refused_token_is_not_retried(node: str, service: tuple[str, str],
                           text=True, timeout=60)
     assert done.returncode != 0
     assert "the recorder answered 401" in done.stderr
+
+
+def test_an_empty_batch_reports_every_count_the_service_reports(node: str) -> None:
+    """A batch with nothing to send is answered by the library itself: its summary has the
+    service's counts (``superseded`` was missing), so a client reads both alike."""
+    from recorder.ingest import Tally
+
+    script = (f"import {{ upload }} from {json.dumps((JS / 'index.js').as_uri())};\n"
+              "const r = await upload([], { url: 'http://127.0.0.1:9', token: 't' });\n"
+              "console.log(JSON.stringify(r.summary));")
+    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == Tally().as_dict()

@@ -218,11 +218,11 @@ def test_an_export_that_fails_before_its_first_line_is_the_error_envelope(
     corrupt_game_page(db_path, first)
     url = start_server(db_path)
     status, content_type, lines = exported(url, f"format={fmt}")
-    assert status == 500
+    assert status == 503  # the database failed: not a bug of the recorder
     assert content_type == "application/json"
-    assert lines == [{"ok": False, "status": 500, "error": {
-        "code": "http/internal",
-        "message": "the recorder failed on this request; the error is logged"}}]
+    assert len(lines) == 1 and lines[0]["ok"] is False and lines[0]["status"] == 503
+    assert lines[0]["error"]["code"] == "storage/failed"
+    assert lines[0]["error"]["message"].startswith("the database could not be read (")
 
 
 @pytest.mark.parametrize("fmt", ["logs", "jsonl"])
@@ -279,3 +279,39 @@ def test_a_stream_refuses_a_bad_limit_as_the_pages_do(site: tuple[str, str, Path
     status, _, body = http(f"{url}/api/games?format=jsonl&limit=2792")
     assert status == 400
     assert envelope_error(body, 400)["message"] == "limit must be between 1 and 1000, not 2792"
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "unreadable"])
+def test_a_database_that_fails_under_a_read_is_a_503_not_a_500(
+        site: tuple[str, str, Path], damage: str) -> None:
+    """A damaged database file (its bytes overwritten, or a folder where it was, which
+    nobody can open as a file, root included) answered every read 500: a failure of the
+    storage, not a bug, and not the visitor's doing."""
+    url, _, db_path = site
+    assert http(f"{url}/api/games")[0] == 200
+    for name in ("copy.db-wal", "copy.db-shm"):
+        (db_path.parent / name).unlink(missing_ok=True)
+    if damage == "corrupt":
+        with db_path.open("r+b") as f:
+            f.write(b"this is not a database file, though it was one" * 100)
+    else:
+        db_path.rename(db_path.with_suffix(".moved"))
+        db_path.mkdir()
+    try:
+        for path in ("/api/games", "/api/games/1", "/api/stats", "/api/games/1/frames"):
+            status, headers, body = http(f"{url}{path}")
+            assert status == 503, (path, status, body[:300])
+            error = envelope_error(body, 503)
+            assert error["code"] == "storage/failed", path
+            assert "the database could not be read" in error["message"]
+            assert "Traceback" not in body.decode()
+            assert headers["Retry-After"] == "30"
+        for path in ("/", "/games", "/games/1"):  # (the stats page reads by its script)
+            status, headers, body = http(f"{url}{path}")
+            assert status == 503, (path, status, body[:300])
+            page = body.decode()
+            assert headers["Content-Type"].startswith("text/html"), path
+            assert "The database could not be read" in page and "Traceback" not in page
+    finally:
+        if db_path.is_dir():
+            db_path.rmdir()

@@ -5,6 +5,8 @@ in the error envelope (a page elsewhere) that says the limit and when to come ba
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +106,75 @@ def test_the_defaults() -> None:
     assert DEFAULTS["RATELIMIT_REPLAYS"] == "30 per minute"
     assert DEFAULTS["RATELIMIT_EXPORTS"] == "30 per minute"
     assert DEFAULTS["RATELIMIT_STORAGE_URI"] == "memory://"
+    assert DEFAULTS["RATELIMIT_SIGNINS"] == "10 per minute"
+    assert DEFAULTS["RATELIMIT_REFUSED_UPLOADS"] == "30 per minute"
+
+
+def test_refused_sign_ins_are_limited_with_a_page(start_server: Any, db_path: Path) -> None:
+    """Sign-ins were not limited at all: read tokens could be guessed at any speed."""
+    db = storage.connect(db_path)
+    reader = create_token(db, "reader", ["read"])[1]
+    db.close()
+    url = limited(start_server, db_path, signins="3 per minute")
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    codes = [http(f"{url}/signin", f"token=guess-{i}".encode(), form)[0] for i in range(3)]
+    assert codes == [401, 401, 401]
+    status, headers, page = http(f"{url}/signin", f"token={reader}".encode(), form)
+    assert status == 429 and headers["Content-Type"].startswith("text/html")
+    assert "Too many requests from this address (at most 3 per 1 minute)" in page.decode()
+    assert 1 <= int(headers["Retry-After"]) <= 60
+    assert http(f"{url}/signin")[0] == 200  # the page itself is a read like others
+
+
+def test_a_sign_in_that_succeeds_is_not_counted(start_server: Any, db_path: Path) -> None:
+    db = storage.connect(db_path)
+    reader = create_token(db, "reader", ["read"])[1]
+    db.close()
+    url = limited(start_server, db_path, signins="2 per minute")
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    for _ in range(4):
+        try:
+            opener.open(urllib.request.Request(f"{url}/signin", f"token={reader}".encode(),
+                                               form), timeout=60)
+            raise AssertionError("a sign-in redirects")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 302  # signed in, sent on
+
+
+def test_uploads_refused_for_their_token_are_limited(start_server: Any, db_path: Path,
+                                                     token: str) -> None:
+    """Token-less POST /api/games and POST /upload were not limited: each took a body of up
+    to 32 MiB to answer 401, from any address, as often as it liked."""
+    from test_bounded import multipart
+
+    url = limited(start_server, db_path, refused_uploads="3 per minute")
+    game = json.dumps(make_game(5)).encode()
+    assert http(f"{url}/api/games", game)[0] == 401
+    assert http(f"{url}/api/games", game, {"Authorization": "Bearer guess"})[0] == 401
+    form, headers = multipart({"token": "guess"}, [("files", "g.json", game)])
+    assert http(f"{url}/upload", form, headers)[0] == 401  # the form counts with the API
+    status, answer_headers, body = http(f"{url}/api/games", game)
+    assert status == 429
+    error = envelope_error(body, 429)
+    assert error["code"] == "http/too-many-requests"
+    assert "at most 3 per 1 minute" in error["message"]
+    assert 1 <= int(answer_headers["Retry-After"]) <= 60
+    status, page_headers, page = http(f"{url}/upload", form, headers)
+    assert status == 429 and page_headers["Content-Type"].startswith("text/html")
+    assert "Too many requests from this address (at most 3 per 1 minute)" in page.decode()
+
+
+def test_uploads_with_a_valid_token_are_never_counted(start_server: Any, db_path: Path,
+                                                      token: str) -> None:
+    url = limited(start_server, db_path, refused_uploads="2 per minute")
+    auth = {"Authorization": f"Bearer {token}"}
+    for seed in range(4):
+        status, _, body = http(f"{url}/api/games", json.dumps(make_game(seed)).encode(), auth)
+        assert status == 200, body
+    assert http(f"{url}/api/games", b"{}")[0] == 401  # refusals are counted from here

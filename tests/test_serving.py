@@ -178,3 +178,55 @@ def test_ctrl_c_stops_the_server_while_a_review_is_being_computed(tmp_path: Path
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_recorder_serve_closes_an_idle_connection_after_its_channel_timeout(
+        tmp_path: Path) -> None:
+    """Idle connections were held 120 s, at most 100 of them: 110 from one address stopped
+    the server for everyone. ``--channel-timeout`` and ``--connection-limit`` set both."""
+    import time
+
+    port = free_port()
+    command = [sys.executable, "-c", "from recorder.cli import main; main()", "serve",
+               "--port", str(port), "--db", str(tmp_path / "r.db"), "--no-samples",
+               "--channel-timeout", "2", "--connection-limit", "5"]
+    proc = subprocess.Popen(command, cwd=tmp_path, env=subprocess_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc)
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as idle:
+            idle.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\n")  # never finished
+            start = time.monotonic()
+            assert idle.recv(1) == b""  # closed by the server, no answer
+            waited = time.monotonic() - start
+        assert 1.5 <= waited < 20, waited
+        # five connections are held at once, the sixth waits until one is closed
+        held = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(5)]
+        for sock in held:
+            sock.sendall(b"GET /api/games HTTP/1.1\r\nHost: x\r\n")
+        time.sleep(0.5)
+        start = time.monotonic()
+        status, _, _ = raw(port, b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n", timeout=30)
+        assert status == 200
+        assert time.monotonic() - start >= 1  # answered once the idle ones were closed
+        for sock in held:
+            sock.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def test_the_connection_limits_are_stated_once_with_the_code_s_defaults() -> None:
+    from recorder.cli_service import serve_command
+    from webui.serve import CHANNEL_TIMEOUT, CONNECTION_LIMIT
+
+    defaults = {p.name: p.default for p in serve_command.params}
+    assert defaults["connection_limit"] == CONNECTION_LIMIT
+    assert defaults["channel_timeout"] == CHANNEL_TIMEOUT
+    docs = (ROOT / "docs" / "service.md").read_text()
+    section = docs.split("\n## Limits\n", 1)[1].split("\n## ", 1)[0]
+    for flag, value in (("--connection-limit", CONNECTION_LIMIT),
+                        ("--channel-timeout", CHANNEL_TIMEOUT)):
+        rows = [r for r in section.splitlines() if r.startswith("| ") and f"serve {flag}`" in r]
+        assert len(rows) == 1, flag
+        assert rows[0].split("|")[4].strip().split(" ")[0] == str(value), rows[0]

@@ -111,6 +111,10 @@ _HTTP_CODES = {
 }
 
 
+STORAGE_RETRY_SECONDS = 30
+"""The ``Retry-After`` of a 503 for a database that failed under a read."""
+
+
 def _retry_after(response: Response, status: int) -> None:
     if status == 429:
         wait = limits.retry_after()
@@ -178,6 +182,22 @@ def register_error_handlers(app: Flask) -> None:
         _retry_after(page, status)
         return page
 
+    def on_storage_failure(exc: sqlite3.Error) -> Response:
+        """503 for a database that fails under a request (a damaged, unreadable or busy
+        file): the operator's problem, not a bug, so one line in the log and no traceback
+        in the answer. Uploads say so in their own words (their batch was not stored)."""
+        current_app.logger.error("the database failed on %s %s: %s: %s", request.method,
+                                 request.path, type(exc).__name__, exc)
+        message = (f"the database could not be read ({exc}): the file is damaged, "
+                   "unreadable or busy; its operator has to look at it. Try again later")
+        if wants_json():
+            response = error_envelope(503, "storage/failed", message)
+        else:
+            response = current_app.make_response((render_template(
+                "error.html", title="Service Unavailable", message=sentence(message)), 503))
+        response.headers["Retry-After"] = str(STORAGE_RETRY_SECONDS)
+        return response
+
     def on_unexpected(exc: Exception) -> Response | HTTPException:
         if isinstance(exc, HTTPException):
             return on_http_error(exc)
@@ -187,6 +207,7 @@ def register_error_handlers(app: Flask) -> None:
         return error_envelope(500, *_HTTP_CODES[500])
 
     app.register_error_handler(ApiError, on_api_error)
+    app.register_error_handler(sqlite3.Error, on_storage_failure)
     app.register_error_handler(HTTPException, on_http_error)
     app.register_error_handler(Exception, on_unexpected)
 
@@ -205,8 +226,12 @@ def bearer() -> str | None:
 
 
 def authenticate(presented: str | None, scope: str) -> Token:
-    """The live token presented, allowed ``scope``, or the 401/403 that says what is wrong."""
+    """The live token presented, allowed ``scope``, or the 401/403 that says what is wrong
+    (counted against the limit of refusals where one applies: ``limits.UPLOADS``)."""
     check = check_token(get_db(), presented)
+    if check.verdict is not Verdict.OK or check.token is None or \
+            not check.token.may(scope):
+        limits.refuse_token()
     if check.verdict is Verdict.MISSING:
         doing = "uploads need" if scope == "upload" else "reading this server needs"
         fail(401, "auth/missing-token",
@@ -231,6 +256,7 @@ def authenticate(presented: str | None, scope: str) -> Token:
 def bound_frontend(token: Token) -> str:
     """The frontend an upload token sends games of, or the 403 that says it has none."""
     if token.frontend is None:
+        limits.refuse_token()
         fail(403, "auth/frontend",
              f"this token (of {token.name!r}) is bound to no frontend, so it cannot upload; "
              "ask the server's operator for a new one made with "
@@ -665,6 +691,12 @@ def game_frames(game_pk: int) -> Response:
         except UnreadableLog as exc:
             fail(exc.status, exc.code, exc.message)
         response = envelope(build_frames(doc, game_pk=game_pk), compact=True)
+        size = response.content_length or len(response.get_data())
+        most = int(current_app.config["FRAMES_MAX_BYTES"])
+        if size > most:  # kept neither in the cache nor sent: a long game of many tiles
+            fail(413, "frames/too-large",
+                 f"the frames of game #{game_pk} are {limits.size(size)}; at most "
+                 f"{limits.size(most)} of frames is sent for a stored game")
         if not budget:
             return response  # compressed on its way out, for a client that accepts gzip
         # kept gzip-compressed: a twentieth of the memory, and no compression per viewer

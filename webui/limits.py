@@ -8,13 +8,18 @@ Every request does bounded work whatever it carries:
   a form carries (:class:`Budget`);
 * Flask's own form limits follow from the documented ones: a text field may hold what
   the watch page takes pasted (``MAX_FORM_MEMORY_SIZE``), a form as many parts as the
-  upload form takes files (``UPLOAD_MAX_FILES``, and so ``MAX_FORM_PARTS``);
-* the frames of a log that is not stored (``WATCH_MAX_MOVES``, ``WATCH_MAX_BYTES``);
+  upload form takes files (``UPLOAD_MAX_FILES``, and so ``MAX_FORM_PARTS``); the form's
+  files are streamed, never held whole, and its report carries at most
+  ``UPLOAD_REPORT_TEXT_BYTES`` of refused documents' text;
+* the frames of a log that is not stored (``WATCH_MAX_MOVES``, ``WATCH_MAX_BYTES``), and
+  of a stored game (``FRAMES_MAX_MOVES``, ``FRAMES_MAX_BYTES``);
 * requests that need no token are rate-limited per client address (flask-limiter, in
   memory unless ``RATELIMIT_STORAGE_URI`` names a shared store): ``RATELIMIT_READS``
   for every page and API read, ``RATELIMIT_REPLAYS`` for the replay of a posted log,
   ``RATELIMIT_EXPORTS`` for the streamed exports, ``RATELIMIT_REVIEWS`` for a game's
-  review;
+  review; and the requests a token opens are limited by their refusals:
+  ``RATELIMIT_SIGNINS`` for refused sign-ins, ``RATELIMIT_REFUSED_UPLOADS`` for uploads
+  refused for their token (none, unknown, revoked, not for uploading);
 * a game's review: a request waits at most ``REVIEW_BUDGET_SECONDS`` for it, then is
   answered as queued; at most ``REVIEW_QUEUE`` games wait for their review at once.
 
@@ -32,7 +37,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from flask import Flask, current_app, request
+from flask import Flask, current_app, g, request
 from flask_limiter import Limiter
 
 from recorder import parse
@@ -48,7 +53,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_DOCUMENTS": 10_000,
     "UPLOAD_MAX_FILES": 1000,
     "MAX_FORM_MEMORY_SIZE": 1 * MiB,
+    "UPLOAD_REPORT_TEXT_BYTES": 4 * MiB,
     "FRAMES_MAX_MOVES": 20_000,
+    "FRAMES_MAX_BYTES": 64 * MiB,
     "WATCH_MAX_MOVES": 5_000,
     "WATCH_MAX_BYTES": 16 * MiB,
     "RATELIMIT_ENABLED": True,
@@ -57,6 +64,8 @@ DEFAULTS: dict[str, Any] = {
     "RATELIMIT_REPLAYS": "30 per minute",
     "RATELIMIT_EXPORTS": "30 per minute",
     "RATELIMIT_REVIEWS": "60 per minute",
+    "RATELIMIT_SIGNINS": "10 per minute",
+    "RATELIMIT_REFUSED_UPLOADS": "30 per minute",
     "REVIEW_BUDGET_SECONDS": 1.5,
     "REVIEW_QUEUE": 16,
     "REVIEW_RETRY_SECONDS": 2,
@@ -72,6 +81,8 @@ ENVIRONMENT = {
     "RATELIMIT_REPLAYS": "RECORDER_RATELIMIT_REPLAYS",
     "RATELIMIT_EXPORTS": "RECORDER_RATELIMIT_EXPORTS",
     "RATELIMIT_REVIEWS": "RECORDER_RATELIMIT_REVIEWS",
+    "RATELIMIT_SIGNINS": "RECORDER_RATELIMIT_SIGNINS",
+    "RATELIMIT_REFUSED_UPLOADS": "RECORDER_RATELIMIT_REFUSED_UPLOADS",
     "REVIEW_BUDGET_SECONDS": "RECORDER_REVIEW_BUDGET_SECONDS",
     "REVIEW_QUEUE": "RECORDER_REVIEW_QUEUE",
 }
@@ -111,7 +122,8 @@ def settle(app: Flask) -> None:
     """Make Flask's own limits agree with the documented ones, and check them."""
     config = app.config
     for name in ("MAX_CONTENT_LENGTH", "MAX_DOCUMENTS", "UPLOAD_MAX_FILES",
-                 "MAX_FORM_MEMORY_SIZE", "WATCH_MAX_MOVES", "WATCH_MAX_BYTES"):
+                 "MAX_FORM_MEMORY_SIZE", "UPLOAD_REPORT_TEXT_BYTES", "WATCH_MAX_MOVES",
+                 "WATCH_MAX_BYTES", "FRAMES_MAX_BYTES"):
         value = config[name]
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name} must be a positive whole number, not {value!r}")
@@ -157,7 +169,7 @@ def exact_size(n: int) -> str:
 class Budget:
     """What the files of one request may still make the parser read, all together.
 
-    A form may carry many files; each is read against what the ones before it left,
+    A form may carry many files; each is streamed against what the ones before it left,
     so a request costs at most one body's worth of expanded bytes and documents
     however it is cut into files (100 gzip files of 63 MiB of newlines each would
     otherwise cost 100 times the work of one).
@@ -179,25 +191,26 @@ class Budget:
         return self.bytes_left == self.limits.max_input_bytes and \
             self.documents_left == self.max_documents
 
-    def expand(self, data: bytes) -> bytes:
-        """``data`` with gzip undone, its expanded bytes taken from the budget; raises
-        :class:`TooLarge` when they exceed what is left."""
-        fresh = self.fresh
+    def file_limits(self) -> Limits:
+        """The parser's limits for the next file: what the files before it left of the
+        expanded bytes, which its streamed read may not pass (``max_stream_bytes``), nor
+        a shape read whole (``max_input_bytes``); raises :class:`TooLarge` when nothing
+        is left."""
         if self.bytes_left < 1:
             raise self._spent_bytes()
-        try:
-            plain = parse.expand(data, replace(self.limits, max_input_bytes=self.bytes_left))
-        except TooLarge:
-            if fresh:
-                raise
-            raise self._spent_bytes() from None
-        if len(plain) > self.bytes_left:
-            if fresh:
-                raise TooLarge(f"the input is {size(len(plain))}; at most "
-                               f"{size(self.limits.max_input_bytes)} is accepted")
-            raise self._spent_bytes()
-        self.bytes_left -= len(plain)
-        return plain
+        return replace(self.limits, max_stream_bytes=self.bytes_left,
+                       max_input_bytes=min(self.limits.max_input_bytes, self.bytes_left))
+
+    def spent(self, expanded: int) -> None:
+        """A file was read: ``expanded`` bytes once gzip was undone."""
+        self.bytes_left -= expanded
+
+    def too_large(self, exc: TooLarge, fresh: bool, expanded: int) -> TooLarge:
+        """The parser's refusal, worded for the whole request when the files before this
+        one took what it ran past (it read ``expanded`` bytes)."""
+        if fresh or expanded <= self.bytes_left:
+            return exc  # this file alone is too large, or one of its documents is
+        return self._spent_bytes()
 
     def documents(self) -> int:
         """How many documents the next file may hold."""
@@ -289,6 +302,24 @@ EXPORTS = ("api.list_games",)
 """The address whose streamed formats read every matching game."""
 REVIEWS = ("api.game_review",)
 """The address that may review a game (seconds of CPU) or wait for its review."""
+SIGNINS = ("signin.sign_in",)
+"""The sign-in, whose refusals are counted (a token guessed is a token tried)."""
+UPLOADS = ("api.upload_games", "upload.form_upload")
+"""The uploads, whose refusals for their token are counted, together."""
+
+
+def refuse_token() -> None:
+    """Mark this request as refused for its token, for the limit of such refusals (a
+    valid token is never throttled: it is revoked)."""
+    g.token_refused = True
+
+
+def _refused_for_token(_response: Any) -> bool:
+    return bool(g.get("token_refused"))
+
+
+def _refused(response: Any) -> bool:
+    return int(response.status_code) >= 400
 
 
 def client_address() -> str:
@@ -339,6 +370,15 @@ def init_rate_limits(app: Flask) -> Limiter:
     for endpoint in REVIEWS:
         app.view_functions[endpoint] = limiter.limit(
             lambda: str(current_app.config["RATELIMIT_REVIEWS"]))(app.view_functions[endpoint])
+    for endpoint in SIGNINS:
+        app.view_functions[endpoint] = limiter.limit(
+            lambda: str(current_app.config["RATELIMIT_SIGNINS"]), deduct_when=_refused,
+            methods=["POST"])(app.view_functions[endpoint])
+    refused_uploads = limiter.shared_limit(
+        lambda: str(current_app.config["RATELIMIT_REFUSED_UPLOADS"]), "refused-uploads",
+        deduct_when=_refused_for_token)
+    for endpoint in UPLOADS:
+        app.view_functions[endpoint] = refused_uploads(app.view_functions[endpoint])
     for endpoint in EXPORTS:
         app.view_functions[endpoint] = limiter.limit(
             lambda: str(current_app.config["RATELIMIT_EXPORTS"]), exempt_when=_not_a_stream,

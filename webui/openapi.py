@@ -194,9 +194,9 @@ WHY = {
     429: "Too many requests from this address (Retry-After says when to come back).",
     500: "A failure inside the recorder (logged); with data when some documents of an "
          "upload were handled.",
-    503: "The database failed while storing (full, read-only, locked); a review: the "
-         "queue of reviews is full, or the review failed (Retry-After says when to ask "
-         "again).",
+    503: "The database failed while storing (full, read-only, locked) or reading (a "
+         "damaged, unreadable or busy file); a review: the queue of reviews is full, or the "
+         "review failed (Retry-After says when to ask again).",
 }
 
 
@@ -222,7 +222,7 @@ def api_answers(ok: dict[str, Schema], *errors: int) -> dict[str, Schema]:
     """The answers of an API address: its successes, its errors, and the errors every
     read may meet (a token needed with READS_NEED_TOKEN, the rate limit, a failure)."""
     out = dict(ok)
-    for status in sorted({*errors, 401, 403, 429, 500}):
+    for status in sorted({*errors, 401, 403, 429, 500, 503}):
         out[str(status)] = api_error(status)
     return out
 
@@ -235,7 +235,7 @@ SIGN_IN_FIRST: Schema = {
 
 def page_answers(ok: str, *errors: int) -> dict[str, Schema]:
     out = {"200": page(ok), "302": SIGN_IN_FIRST}
-    for status in sorted({*errors, 429, 500}):
+    for status in sorted({*errors, 429, 500, 503}):
         out[str(status)] = page(WHY[status])
     out["429"]["headers"] = {**LOCKED_HEADERS,
                              "Retry-After": {"$ref": "#/components/headers/Retry-After"}}

@@ -25,6 +25,14 @@ from waitress.task import ErrorTask
 from webui import security_headers
 from webui.limits import exact_size
 
+CONNECTION_LIMIT = 100
+"""Connections waitress holds open at once (its ``connection_limit``); past it, new ones
+wait in the listen backlog. It counts none per address: a proxy in front must."""
+CHANNEL_TIMEOUT = 30
+"""Seconds a connection may stay idle (no request under way) before waitress closes it
+(its ``channel_timeout``; waitress's own default is 120)."""
+
+
 WAITRESS_CODES = {
     400: "http/bad-request",
     413: "http/too-large",
@@ -60,8 +68,14 @@ class RecorderErrorTask(ErrorTask):
         self.write(body)
 
 
-def serve(app: Flask, *, host: str, port: int, threads: int, **options: Any) -> None:
-    """Serve ``app`` until interrupted: Ctrl-C (or SIGINT) stops it and returns."""
+def serve(app: Flask, *, host: str, port: int, threads: int,
+          connection_limit: int = CONNECTION_LIMIT, channel_timeout: int = CHANNEL_TIMEOUT,
+          **options: Any) -> None:
+    """Serve ``app`` until interrupted: Ctrl-C (or SIGINT) stops it and returns.
+
+    Idle connections are looked for every ``channel_timeout`` seconds (at most 30, as
+    waitress does), so one is closed between one and two timeouts after its last byte.
+    """
     if threading.current_thread() is threading.main_thread():
         # a process started with SIGINT ignored (a shell's background job, a parent that
         # ignores it) inherits that, and Python then never raises KeyboardInterrupt
@@ -69,7 +83,8 @@ def serve(app: Flask, *, host: str, port: int, threads: int, **options: Any) -> 
     HTTPChannel.error_task_class = RecorderErrorTask  # this process serves nothing else
     server = create_server(app, host=host, port=port, threads=threads,
                            max_request_body_size=int(app.config["MAX_CONTENT_LENGTH"]),
-                           **options)
+                           connection_limit=connection_limit, channel_timeout=channel_timeout,
+                           cleanup_interval=max(1, min(30, channel_timeout)), **options)
     try:
         server.run()
     finally:

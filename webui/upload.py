@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from flask import Blueprint, current_app, render_template, request
 from werkzeug.datastructures import FileStorage
@@ -20,8 +20,8 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from recorder import storage
 from recorder.binding import WrongFrontend
 from recorder.errors import InputError, TooLarge, TooManyDocuments, internal_error
-from recorder.ingest import Outcome, Tally, import_upload, locate
-from recorder.parse import iter_documents
+from recorder.ingest import Outcome, Tally, import_upload, locate, upload_documents
+from recorder.parse import Count, Limits
 from recorder.tokens import Verdict, check_token
 from webui import limits
 from webui.api import sentence
@@ -52,6 +52,12 @@ def _problem(message: str, status: int) -> tuple[str, int]:
     return render_template("upload.html", reports=None, problem=message), status
 
 
+def _refused(message: str, status: int) -> tuple[str, int]:
+    """A post refused for its token, counted against the limit of such refusals."""
+    limits.refuse_token()
+    return _problem(message, status)
+
+
 @bp.post("/upload")
 def form_upload() -> tuple[str, int] | str:
     """The form's answer without JavaScript: the same report, rendered on the server.
@@ -67,20 +73,20 @@ def form_upload() -> tuple[str, int] | str:
         return _problem(sentence(limits.too_large_message()), 413)
     check = check_token(get_db(), token)
     if check.verdict is Verdict.MISSING:
-        return _problem("Uploads need a token: paste the one you were given (the server's "
+        return _refused("Uploads need a token: paste the one you were given (the server's "
                         "operator makes one with 'recorder token create NAME').", 401)
     if check.verdict is Verdict.UNKNOWN:
-        return _problem("This token is not known to this server: check it was copied whole, "
+        return _refused("This token is not known to this server: check it was copied whole, "
                         "or ask the server's operator for one.", 401)
     if check.verdict is Verdict.REVOKED:
-        return _problem("This token was revoked; ask for a new one.", 403)
+        return _refused("This token was revoked; ask for a new one.", 403)
     assert check.token is not None
     if not check.token.may("upload"):
-        return _problem("This token may only read; uploads need a token made for uploading.",
+        return _refused("This token may only read; uploads need a token made for uploading.",
                         403)
     frontend = check.token.frontend
     if frontend is None:
-        return _problem("This token is bound to no frontend, so it cannot upload; ask for a "
+        return _refused("This token is bound to no frontend, so it cannot upload; ask for a "
                         "new one.", 403)
     files = [f for f in chosen if f.filename]
     if not files:
@@ -99,12 +105,13 @@ def form_upload() -> tuple[str, int] | str:
                                            "the files before it took this upload's budget")
             continue
         fresh = budget.fresh
+        expanded = Count()
         try:
-            data = budget.expand(upload.read())
+            file_limits = budget.file_limits()
             report.tally, report.outcomes = import_upload(
-                get_db(), data, limits=budget.limits, max_documents=budget.documents(),
-                source=f"upload:{report.name}", uploaded_by=check.token.id,
-                frontend=frontend,
+                get_db(), upload.stream, limits=file_limits,
+                max_documents=budget.documents(), source=f"upload:{report.name}",
+                uploaded_by=check.token.id, frontend=frontend, count=expanded,
             )
             budget.took(len(report.outcomes))
         except WrongFrontend as exc:
@@ -113,7 +120,7 @@ def form_upload() -> tuple[str, int] | str:
             report.error = budget.too_many(exc, fresh).message
             over = True
         except TooLarge as exc:
-            report.error = exc.message
+            report.error = budget.too_large(exc, fresh, expanded.bytes).message
             over = True
         except InputError as exc:
             report.error = exc.message
@@ -127,7 +134,9 @@ def form_upload() -> tuple[str, int] | str:
             report.error = internal_error(exc, "import").message
             failed = True
         else:
-            report.texts = _refused_texts(data, report.outcomes)
+            report.texts = _refused_texts(upload.stream, file_limits, report.outcomes)
+        finally:  # what it expanded to counts, whether it was read or refused
+            budget.spent(expanded.bytes)
         failed |= any(outcome.internal for outcome in report.outcomes)
     problem = None
     if storage_failed:
@@ -142,24 +151,35 @@ def form_upload() -> tuple[str, int] | str:
     return (page, status) if status != 200 else page
 
 
-def _refused_texts(data: bytes, outcomes: list[Outcome]) -> dict[int, str]:
+def _refused_texts(stream: BinaryIO, file_limits: Limits, outcomes: list[Outcome]
+                   ) -> dict[int, str]:
     """Each refused document's own text, for the form that watches it up to the error.
 
     Without JavaScript the page cannot send the file again, so the report carries the
     document itself (gzip undone) in a hidden field; documents that could not be read
     at all have nothing to watch, and one larger than the watch page takes pasted
     (``MAX_FORM_MEMORY_SIZE``, counting each line break as the two bytes a browser
-    sends) is left to the watch page's file field.
+    sends) is left to the watch page's file field, as are those past
+    ``UPLOAD_REPORT_TEXT_BYTES`` in all (the page would otherwise grow with the file).
+    The file is streamed a third time, up to the last refused document.
     """
     wanted = {o.index for o in outcomes if o.status == "refused" and o.index is not None}
     if not wanted:
         return {}
     most = int(current_app.config["MAX_FORM_MEMORY_SIZE"])
+    room = int(current_app.config["UPLOAD_REPORT_TEXT_BYTES"])
+    last = max(wanted)
     texts = {}
-    for parsed in iter_documents(data, limits=limits.parse_limits()):
-        if parsed.index in wanted and parsed.text is not None \
-                and len(parsed.text) + parsed.text.count(b"\n") <= most:
-            texts[parsed.index] = parsed.text.decode("utf-8", "replace")
+    for parsed in upload_documents(stream, limits=file_limits):
+        if parsed.index in wanted and parsed.text is not None:
+            sent = len(parsed.text) + parsed.text.count(b"\n")
+            if sent <= most:
+                if sent > room:
+                    break  # the page would grow with the file: the rest have no button
+                room -= sent
+                texts[parsed.index] = parsed.text.decode("utf-8", "replace")
+        if parsed.index >= last:
+            break
     return texts
 
 

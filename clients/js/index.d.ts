@@ -464,7 +464,7 @@ export interface UploadedGame {
 }
 
 export interface UploadReport {
-  summary: { accepted: number; duplicate: number; refused: number; [status: string]: number };
+  summary: { accepted: number; duplicate: number; superseded: number; refused: number; [status: string]: number };
   games: UploadedGame[];
   /** How many requests this call made (0 when there was nothing to send). */
   attempts: number;

@@ -33,8 +33,9 @@ function reason(err) {
   return code && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
+/** The report of a batch with nothing to send: the service's summary, every count 0. */
 function emptyReport() {
-  return { summary: { accepted: 0, duplicate: 0, refused: 0 }, games: [] };
+  return { summary: { accepted: 0, duplicate: 0, superseded: 0, refused: 0 }, games: [] };
 }
 
 /**
@@ -43,7 +44,7 @@ function emptyReport() {
  * backoffMs = 500, maxBackoffMs = 30000, timeoutMs = 60000 (each attempt), finishedOnly
  * = false, fetch = globalThis.fetch, sleep, onRetry}.
  *
- * Resolves to the service's report {summary: {accepted, duplicate, refused}, games:
+ * Resolves to the service's report {summary: {accepted, duplicate, superseded, refused}, games:
  * [...]}, with `attempts` (how many requests this call made), and `earlierAttempt:
  * true` on each game reported duplicate after an attempt of this call that got no
  * answer (that attempt most likely stored it). A game the service refuses is in the

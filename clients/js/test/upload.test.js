@@ -148,7 +148,7 @@ test("a game stored by an attempt whose answer was lost is marked in the report"
 
 test("an empty batch is an empty report, sent nowhere", async () => {
   const got = await upload([], { url: "http://127.0.0.1:9", token: "t", fetch: () => { throw new Error("no request"); } });
-  assert.deepEqual(got, { summary: { accepted: 0, duplicate: 0, refused: 0 }, games: [], attempts: 0 });
+  assert.deepEqual(got, { summary: { accepted: 0, duplicate: 0, superseded: 0, refused: 0 }, games: [], attempts: 0 });
 });
 
 test("finishedOnly sends the games the recorder will call finished, and says which it kept back", async () => {
