@@ -331,9 +331,19 @@ def _choices(fact: MoveFact, state: Round, legal_count: int, kinds: list[int]) -
         return
     if not kinds:
         return  # not this player's turn: the walk refuses the move
-    pips = [tiles.kind_pips[k] for k in kinds]
-    fact.best_pips, fact.least_pips = max(pips), min(pips)
-    doubles = sum(1 for k in kinds if tiles.kind_is_double[k])
+    # one loop, no list: the import asks this for every play
+    most = -1
+    least = -1
+    doubles = 0
+    for k in kinds:
+        pips = tiles.kind_pips[k]
+        if most < 0 or pips > most:
+            most = pips
+        if least < 0 or pips < least:
+            least = pips
+        if tiles.kind_is_double[k]:
+            doubles += 1
+    fact.best_pips, fact.least_pips = most, least
     fact.double_choice = 0 < doubles < len(kinds)
 
 
