@@ -3,7 +3,8 @@
 Storage keeps these rows so that no dashboard ever re-parses a log: per move
 (how many legal moves there were, what the move scored and what the best
 alternative would have scored), per round and per player. They come from the
-same :func:`recorder.replay.walk` that validates the game.
+walk that validates the game: the fast lane of :func:`recorder.replay.replay`, each
+move read once, with the facts taken as it goes.
 """
 
 from __future__ import annotations
