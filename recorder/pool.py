@@ -108,12 +108,14 @@ def chunked(items: Iterable[T], size_of: Callable[[T], int],
 
 
 class _Done:
-    """A chunk's result computed in this process, waiting for its turn in the order."""
+    """A chunk's result computed in this process, waiting for its turn in the order; or
+    the exception computing it raised, raised at its turn as a worker's would be."""
 
-    __slots__ = ("value",)
+    __slots__ = ("error", "value")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, error: Exception | None = None) -> None:
         self.value = value
+        self.error = error
 
 
 def ordered_map(
@@ -177,12 +179,17 @@ def ordered_map(
                     started_here = True
                     if initializer is not None:
                         initializer(*initargs)
-                window.append(_Done(fn(chunk)))
+                try:
+                    window.append(_Done(fn(chunk)))
+                except Exception as exc:
+                    window.append(_Done(None, exc))
                 done_here += 1
                 continue
             window.popleft()
             if isinstance(head, _Done):
                 done_here -= 1
+                if head.error is not None:
+                    raise head.error
                 yield head.value
             else:
                 in_flight -= 1

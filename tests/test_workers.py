@@ -218,6 +218,22 @@ def test_a_helping_main_process_computes_chunks_in_their_order() -> None:
     assert all(pid != os.getpid() for pid, _ in alone)
 
 
+def _slow_or_failing(chunk: list[int]) -> list[int]:
+    time.sleep(0.02)
+    if 30 in chunk:
+        raise ValueError("chunk 15 fails")
+    return [x * x for x in chunk]
+
+
+def test_a_chunk_failing_is_raised_at_its_turn_whoever_computed_it() -> None:
+    chunks = [[i, i + 1] for i in range(0, 80, 2)]
+    taken: list[list[int]] = []
+    with pytest.raises(ValueError, match="chunk 15 fails"):
+        for values in pool.ordered_map(_slow_or_failing, chunks, 1, helping=True):
+            taken.append(values)
+    assert taken == [[x * x for x in c] for c in chunks[:15]]
+
+
 def test_cli_report_is_the_same_with_and_without_workers(
     cli: Cli, tmp_path: Path, games: Games
 ) -> None:
