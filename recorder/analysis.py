@@ -194,10 +194,10 @@ def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any]
     game = open_game(doc, moves=False)
     try:
         return _walk_facts_of(doc, game, answers)
-    except RecorderError:
+    except (RecorderError, RecursionError):
         try:
             schema_first(doc, game)
-        except SchemaError:
+        except (SchemaError, RecursionError):  # nested too deep is a shape error too
             answers.clear()  # a shape error is the document's, before any round
             raise
         raise
