@@ -3,7 +3,8 @@
 Storage keeps these rows so that no dashboard ever re-parses a log: per move
 (how many legal moves there were, what the move scored and what the best
 alternative would have scored), per round and per player. They come from the
-same :func:`recorder.replay.walk` that validates the game.
+walk that validates the game: the fast lane of :func:`recorder.replay.replay`, each
+move read once, with the facts taken as it goes.
 """
 
 from __future__ import annotations
@@ -13,19 +14,22 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from recorder.blocking import certain_from
-from recorder.engine import END_NAMES, Move, Round
-from recorder.errors import RecorderError, SchemaError, internal_error
+from recorder.engine import END_NAMES, Round
+from recorder.errors import IllegalMove, RecorderError, SchemaError, internal_error
 from recorder.replay import (
-    MoveEvent,
-    RoundEnd,
-    RoundStart,
+    Game,
+    _hint,
+    _locate,
+    _move,
     finish_answer,
     invalid_answer,
     number,
     open_game,
     round_answer,
-    walk,
+    schema_first,
+    start_round,
 )
+from recorder.schema import move_ok
 
 ENDINGS: Final = ("domino", "blocked", "target")
 """The ways a round can end, as the ``rounds.ending`` column names them."""
@@ -179,75 +183,117 @@ def analyse(doc: Any) -> tuple[dict[str, Any], GameFacts | None]:
 
 
 def _walk_facts(doc: Any, answers: list[dict[str, Any]]) -> tuple[dict[str, Any], GameFacts]:
-    """Walk once; ``answers`` collects the round answers (the caller keeps them on error)."""
-    game = open_game(doc)
+    """Walk once; ``answers`` collects the round answers (the caller keeps them on error).
+
+    The walk of :func:`recorder.replay.walk`'s fast lane, with the facts taken as each
+    move is read: no event, ``Move`` or per-move dictionary is made, and each move's
+    shape is checked as it is read (``schema.move_ok``), so its dictionary is read once.
+    Any error of the walk first asks the whole schema, so that a shape error comes first
+    and alone, as when the document is checked ahead (``replay`` does the same).
+    """
+    game = open_game(doc, moves=False)
+    try:
+        return _walk_facts_of(doc, game, answers)
+    except (RecorderError, RecursionError):
+        try:
+            schema_first(doc, game)
+        except (SchemaError, RecursionError):  # nested too deep is a shape error too
+            answers.clear()  # a shape error is the document's, before any round
+            raise
+        raise
+
+
+def _walk_facts_of(doc: dict[str, Any], game: Game,
+                   answers: list[dict[str, Any]]) -> tuple[dict[str, Any], GameFacts]:
     facts = GameFacts(players=[
         PlayerFact(seat, p["id"], p.get("name")) for seat, p in enumerate(doc["players"])
     ])
     players = facts.players
-    counts = {"play": 0, "draw": 0, "pass": 0}
-    opener, opening_tile = -1, ""
-    pending: MoveFact | None = None
-    pending_bonus = 0
-    state = None
-    start: Round | None = None
-    round_moves: list[Move] = []
-    for event in walk(doc, game):
-        state = event.state
-        if pending is not None:  # the previous move has been applied: what did it do?
-            _settle(pending, state, pending_bonus, players)
-            pending = None
-        if type(event) is MoveEvent:
-            move = event.move
-            seat = move.player
-            action = move.action
-            round_moves.append(move)
-            if not 0 <= seat < len(players):
-                continue  # no such seat: the walk refuses this move next
-            if action == "play" and opener < 0:
-                opener, opening_tile = seat, str(move.tile)
-            counts[action] += 1
-            legal_count, best, kinds = state.choices(seat)
-            pending = MoveFact(event.round, event.move_no, seat, action, move.tile,
-                               move.end, event.ms, legal_count, 0, best, legal_count == 1)
-            if action == "play":
-                _choices(pending, state, legal_count, kinds)
-            pending_bonus = state.bonus[seat]
-            facts.moves.append(pending)
-            player = players[seat]
-            if action == "play":
-                player.plays += 1
-            elif action == "draw":
-                player.draws += 1
-            else:
-                player.passes += 1
-        elif type(event) is RoundStart:
-            counts = {"play": 0, "draw": 0, "pass": 0}
-            opener, opening_tile = -1, ""
-            start = state.copy()
-            round_moves = []
-        elif type(event) is RoundEnd:
-            result = event.result
-            answer = round_answer(result)
-            answers.append(answer)
-            certain = None
-            if result.blocked and start is not None:
-                certain = certain_from(start, round_moves)
-            ending = round_ending(result.blocked, state.hands[result.ended_by] == 0)
-            facts.rounds.append(RoundFact(
-                event.round, opener, opening_tile, answer["winners"], answer["points"],
-                answer["bonus"], result.blocked, answer["pips_left"], result.ended_by,
-                sum(counts.values()), counts["draw"], counts["pass"],
-                state.boneyard_left(), certain, ending,
-            ))
-            for seat in result.winners:
-                players[seat].rounds_won += 1
-            if ending == "domino":
-                players[result.ended_by].dominoes += 1
-            for seat, bonus in enumerate(result.bonus):
-                players[seat].bonus_total = number(players[seat].bonus_total + bonus)
-    if pending is not None and state is not None:  # a round cut off after its last move
-        _settle(pending, state, pending_bonus, players)
+    seats = len(players)
+    match, ids = game.match, game.players
+    fact_moves = facts.moves
+    for r, rdoc in enumerate(game.rounds, 1):
+        state = start_round(doc, game, r, rdoc)
+        start = state.copy()
+        plays = draws = passes = 0
+        opener, opening_tile = -1, ""
+        logged: list[Any] = rdoc["moves"]
+        m = 0
+        try:
+            for m, mdoc in enumerate(logged, 1):
+                if type(mdoc) is not dict:
+                    schema_first(doc, game)  # not a move: the schema says why
+                    raise TypeError(f"move {m} of round {r} is not an object")
+                move_doc: dict[str, Any] = mdoc
+                player = move_doc.get("player")
+                action = move_doc.get("action")
+                tile = move_doc.get("tile")
+                end = move_doc.get("end")
+                closed = move_doc.get("closed")
+                if game.moves_unchecked and not move_ok(move_doc, player, action, tile,
+                                                        end, closed):
+                    schema_first(doc, game)  # raises the move's shape error
+                fact: MoveFact | None = None
+                bonus_before = 0
+                # move_ok has proved the seat an int and the action a str
+                if type(player) is int and type(action) is str and 0 <= player < seats:
+                    seat: int = player
+                    act: str = action
+                    if act == "play":
+                        plays += 1
+                        if opener < 0:
+                            opener, opening_tile = seat, str(tile)
+                    elif act == "draw":
+                        draws += 1
+                    else:
+                        passes += 1
+                    legal_count, best, kinds = state.choices(seat)
+                    fact = MoveFact(r, m, seat, act, tile, end, move_doc.get("ms"),
+                                    legal_count, 0, best, legal_count == 1)
+                    if act == "play":
+                        _choices(fact, state, legal_count, kinds)
+                    bonus_before = state.bonus[seat]
+                    fact_moves.append(fact)
+                    pf = players[seat]
+                    if act == "play":
+                        pf.plays += 1
+                    elif act == "draw":
+                        pf.draws += 1
+                    else:
+                        pf.passes += 1
+                if closed is None:
+                    state.apply_fast(player, action, tile, end)
+                else:  # a closed double: rare, the careful lane checks it
+                    state.apply(_move(move_doc))
+                if fact is not None:  # applied: what did it do?
+                    _settle(fact, state, bonus_before, players)
+        except IllegalMove as exc:
+            move = _move(logged[m - 1])
+            raise _locate(exc, r, m, move, state, ids,
+                          _hint(exc, move, state, doc, r, m, match)) from None
+        result = state.result
+        if result is None:
+            game.unfinished_round = r
+            continue
+        match.finish_round(result)
+        answer = round_answer(result)
+        answers.append(answer)
+        certain = None
+        if result.blocked:
+            certain = certain_from(start, [_move(x) for x in logged])
+        ending = round_ending(result.blocked, state.hands[result.ended_by] == 0)
+        facts.rounds.append(RoundFact(
+            r, opener, opening_tile, answer["winners"], answer["points"],
+            answer["bonus"], result.blocked, answer["pips_left"], result.ended_by,
+            plays + draws + passes, draws, passes,
+            state.boneyard_left(), certain, ending,
+        ))
+        for seat in result.winners:
+            players[seat].rounds_won += 1
+        if ending == "domino":
+            players[result.ended_by].dominoes += 1
+        for seat, bonus in enumerate(result.bonus):
+            players[seat].bonus_total = number(players[seat].bonus_total + bonus)
     match = game.match
     for seat, player in enumerate(players):
         player.final_score = number(match.scores[seat])
@@ -286,9 +332,19 @@ def _choices(fact: MoveFact, state: Round, legal_count: int, kinds: list[int]) -
         return
     if not kinds:
         return  # not this player's turn: the walk refuses the move
-    pips = [tiles.kind_pips[k] for k in kinds]
-    fact.best_pips, fact.least_pips = max(pips), min(pips)
-    doubles = sum(1 for k in kinds if tiles.kind_is_double[k])
+    # one loop, no list: the import asks this for every play
+    most = -1
+    least = -1
+    doubles = 0
+    for k in kinds:
+        pips = tiles.kind_pips[k]
+        if most < 0 or pips > most:
+            most = pips
+        if least < 0 or pips < least:
+            least = pips
+        if tiles.kind_is_double[k]:
+            doubles += 1
+    fact.best_pips, fact.least_pips = most, least
     fact.double_choice = 0 < doubles < len(kinds)
 
 

@@ -697,8 +697,11 @@ class Round:
     def choices(self, seat: int) -> tuple[int, int, list[int]]:
         """:meth:`options`, and the kinds of tile among ``seat``'s legal plays, in one pass.
 
-        The import asks all three for every move; the plays are found once.
+        The import asks all three for every move; the plays are found once, and in play
+        (every move but the opening) counted on the hand's bits, with no list of plays.
         """
+        if self.phase == PLAY and seat == self.turn:
+            return self._play_choices(seat)
         plays = self._plays(seat)
         bonus = 0
         if self.rules.bonus:
@@ -716,6 +719,45 @@ class Round:
                 return len(plays) + doubles or 1, bonus, kinds
             return len(plays) or 1, bonus, kinds  # no play: exactly one of draw or pass
         return len(self.legal_moves(seat)), bonus, kinds
+
+    def _play_choices(self, seat: int) -> tuple[int, int, list[int]]:
+        """:meth:`choices` of the player to move in play: the kinds in canonical order
+        (as :meth:`move_codes` finds them), each end that takes one a play."""
+        tiles = self.tiles
+        kinds: list[int] = []
+        playable = self.hands[seat] & self.open_mask
+        if not playable:
+            return 1, 0, kinds  # exactly one of draw or pass
+        n = tiles.kinds
+        if tiles.sets > 1:  # a kind once, whichever copies are held
+            first = (1 << n) - 1
+            folded = 0
+            while playable:
+                folded |= playable & first
+                playable >>= n
+            playable = folded
+        value = self.value
+        scored = self.rules.bonus
+        count = 0
+        doubles = 0
+        bonus = 0
+        while playable:
+            low = playable & -playable
+            playable ^= low
+            k = low.bit_length() - 1
+            kinds.append(k)
+            lo, hi = tiles.kind_lo[k], tiles.kind_hi[k]
+            for e in range(4):  # left, right, up, down
+                v = value[e]
+                if v >= 0 and (v == lo or v == hi):
+                    count += 1
+                    if lo == hi:
+                        doubles += 1
+                    if scored:
+                        bonus = max(bonus, self._bonus_after(k, e))
+        if self.rules.closed_doubles and self._may_close():  # a double: open or closed
+            return count + doubles or 1, bonus, kinds
+        return count or 1, bonus, kinds
 
     def open_end_sum(self) -> int:
         """The open-end count of the bonus rule (docs/rules.md, "The bonus")."""

@@ -49,7 +49,7 @@ from recorder.parse import (
     iter_path_raw,
     parse_line,
 )
-from recorder.pool import chunked, ordered_map
+from recorder.pool import chunked, default_workers, ordered_map
 
 log = logging.getLogger(__name__)
 
@@ -522,6 +522,8 @@ def import_paths(
     With ``workers`` > 0, that many worker processes parse, replay and build the rows of
     each game (see :mod:`recorder.pool`); this process alone writes, in input order,
     so the outcomes, their order and what is stored are the same as with 0 (all here).
+    With fewer workers than cores, this process also prepares chunks itself whenever
+    the workers' next one is not ready (``ordered_map(..., helping=True)``).
     ``method`` is the processes' start method (``fork`` where there is one).
     """
     importer = Importer(db, batch_size=batch_size)
@@ -534,7 +536,7 @@ def import_paths(
     results = ordered_map(
         _prepare_chunk, chunked(wire, _wire_size), workers, initializer=_start_worker,
         initargs=(path, importer.uploaded_by, importer.aggregates, _limits_args(lim)),
-        method=method,
+        method=method, helping=workers < default_workers(),
     )
     return importer, importer.store(_unwired(results))
 

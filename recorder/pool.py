@@ -11,6 +11,11 @@ and the next chunk is read only when the oldest result has been taken (an ordere
 
 ``workers=0`` runs the work in this process, with nothing pickled: the same code path,
 for debugging and where processes cannot be started.
+
+With fewer workers than cores (``import --workers 1`` on two), the main process helps:
+whenever the oldest result is not ready it computes the next chunk itself rather than
+wait (``ordered_map(..., helping=True)``), so one worker and the writer keep both cores
+busy, each taking the share of the work its own load leaves it.
 """
 
 from __future__ import annotations
@@ -102,6 +107,17 @@ def chunked(items: Iterable[T], size_of: Callable[[T], int],
         yield chunk
 
 
+class _Done:
+    """A chunk's result computed in this process, waiting for its turn in the order; or
+    the exception computing it raised, raised at its turn as a worker's would be."""
+
+    __slots__ = ("error", "value")
+
+    def __init__(self, value: Any, error: Exception | None = None) -> None:
+        self.value = value
+        self.error = error
+
+
 def ordered_map(
     fn: Callable[[list[T]], R],
     chunks: Iterable[list[T]],
@@ -110,6 +126,7 @@ def ordered_map(
     initializer: Callable[..., None] | None = None,
     initargs: tuple[Any, ...] = (),
     method: str | None = None,
+    helping: bool = False,
 ) -> Iterator[R]:
     """``fn(chunk)`` for every chunk, in order, computed by ``workers`` processes.
 
@@ -117,6 +134,12 @@ def ordered_map(
     them); ``initializer(*initargs)`` runs once in each worker. With ``workers=0`` both
     run here. A worker that dies raises :class:`WorkerFailed`; the results taken before
     stay valid. Leaving the loop early cancels the chunks not started.
+
+    ``helping``: whenever the oldest result is not ready, this process computes the next
+    chunk itself instead of waiting (``initializer`` then runs here too, once), and keeps
+    its result until its turn. For a caller with a core of its own left over (one worker
+    on two cores): its own work per chunk is small, so it would idle most of the time,
+    and computing while it would wait balances the two by itself, whatever each costs.
     """
     if workers <= 0:
         if initializer is not None:
@@ -127,15 +150,50 @@ def ordered_map(
     context = multiprocessing.get_context(method or start_method())
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_bootstrap,
                                initargs=(os.getpid(), initializer, initargs))
-    window: deque[Future[R]] = deque()
+    window: deque[Future[R] | _Done] = deque()
     limit = workers * (1 + IN_FLIGHT_PER_WORKER)
+    in_flight = 0  # the window's futures: the workers' queue, kept full
+    done_here = 0  # the window's results computed here: bounded like the queue
+    started_here = False
+    source = iter(chunks)
+    more = True
     try:
-        for chunk in chunks:
-            window.append(pool.submit(fn, chunk))
-            if len(window) >= limit:
-                yield window.popleft().result()
-        while window:
-            yield window.popleft().result()
+        while True:
+            while more and in_flight < limit:
+                chunk = next(source, None)
+                if chunk is None:
+                    more = False
+                else:
+                    window.append(pool.submit(fn, chunk))
+                    in_flight += 1
+            if not window:
+                break
+            head = window[0]
+            if helping and more and done_here < limit and isinstance(head, Future) \
+                    and not head.done():
+                chunk = next(source, None)
+                if chunk is None:
+                    more = False
+                    continue
+                if not started_here:
+                    started_here = True
+                    if initializer is not None:
+                        initializer(*initargs)
+                try:
+                    window.append(_Done(fn(chunk)))
+                except Exception as exc:
+                    window.append(_Done(None, exc))
+                done_here += 1
+                continue
+            window.popleft()
+            if isinstance(head, _Done):
+                done_here -= 1
+                if head.error is not None:
+                    raise head.error
+                yield head.value
+            else:
+                in_flight -= 1
+                yield head.result()
     except BrokenProcessPool as exc:
         raise WorkerFailed(
             "a worker process stopped without answering (was it killed, or out of "

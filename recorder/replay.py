@@ -150,37 +150,7 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
         schema_first(doc, game)  # every move's shape, before any of them is read
     match, ids = game.match, game.players
     for r, rdoc in enumerate(game.rounds, 1):
-        if match.over:
-            raise GameOverError(
-                f"round {r}: the game ended after round {r - 1}; no round may follow"
-                + _over_hint(doc, game), round=r, pointer=f"/rounds/{r - 1}",
-            )
-        if game.unfinished_round:
-            raise GameOverError(
-                f"round {r}: round {game.unfinished_round} is not finished, so no round may "
-                "follow it", round=r, pointer=f"/rounds/{r - 1}",
-            )
-        try:
-            deal = rdoc.get("deal")  # null is the same as absent
-            opener = rdoc.get("opener")
-            if deal is not None:
-                state = match.new_round(deal=deal, opener=opener)
-            else:
-                seed = rdoc.get("seed")
-                if seed is None:
-                    if game.seed is None:
-                        raise RecorderError(
-                            "the round has no seed or deal, and the game has no seed",
-                            code="round/deal",
-                        )
-                    seed = f"{game.seed}/{r}"
-                state = match.new_round(seed=seed, opener=opener)
-        except RecorderError as exc:
-            exc.round, exc.move = r, 0
-            exc.message = f"round {r}: {exc.message}"
-            if exc.pointer is None:
-                exc.pointer = f"/rounds/{r - 1}"
-            raise
+        state = start_round(doc, game, r, rdoc)
         yield RoundStart(r, state)
         if moves:
             for m, mdoc in enumerate(rdoc["moves"], 1):
@@ -226,6 +196,42 @@ def walk(doc: Any, game: Game | None = None, *, moves: bool = True) -> Iterator[
             continue
         match.finish_round(state.result)
         yield RoundEnd(r, state.result, state)
+
+
+def start_round(doc: Any, game: Game, r: int, rdoc: Any) -> Round:
+    """Round ``r``'s deal (from the log's deal or seed), or the located error that no
+    round may be played here; every walk of a log starts its rounds here."""
+    match = game.match
+    if match.over:
+        raise GameOverError(
+            f"round {r}: the game ended after round {r - 1}; no round may follow"
+            + _over_hint(doc, game), round=r, pointer=f"/rounds/{r - 1}",
+        )
+    if game.unfinished_round:
+        raise GameOverError(
+            f"round {r}: round {game.unfinished_round} is not finished, so no round may "
+            "follow it", round=r, pointer=f"/rounds/{r - 1}",
+        )
+    try:
+        deal = rdoc.get("deal")  # null is the same as absent
+        opener = rdoc.get("opener")
+        if deal is not None:
+            return match.new_round(deal=deal, opener=opener)
+        seed = rdoc.get("seed")
+        if seed is None:
+            if game.seed is None:
+                raise RecorderError(
+                    "the round has no seed or deal, and the game has no seed",
+                    code="round/deal",
+                )
+            seed = f"{game.seed}/{r}"
+        return match.new_round(seed=seed, opener=opener)
+    except RecorderError as exc:
+        exc.round, exc.move = r, 0
+        exc.message = f"round {r}: {exc.message}"
+        if exc.pointer is None:
+            exc.pointer = f"/rounds/{r - 1}"
+        raise
 
 
 def _hint(exc: IllegalMove, move: Move, state: Round, doc: Any, r: int, m: int,
@@ -560,5 +566,6 @@ def _mismatches(doc: dict[str, Any], rounds: list[dict[str, Any]],
 __all__ = [
     "Event", "Game", "MoveEvent", "RoundEnd", "RoundStart", "claim_text", "claims_text",
     "finish_answer", "invalid_answer", "number", "open_game", "part_detail", "part_text",
-    "refusal_words", "replay", "round_answer", "round_claim", "scores_part", "walk",
+    "refusal_words", "replay", "round_answer", "round_claim", "scores_part", "start_round",
+    "walk",
 ]

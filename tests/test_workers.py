@@ -27,7 +27,7 @@ import pytest
 from click.testing import Result
 from conftest import ROOT, break_game, json_lines, subprocess_env, write_jsonl
 
-from recorder import ingest, storage
+from recorder import ingest, pool, storage
 from recorder.parse import iter_documents
 from recorder.replay import replay
 
@@ -184,6 +184,54 @@ def test_spawned_workers_give_the_same_outcomes(tmp_path: Path, games: Games) ->
     assert spawned[-1]["status"] == "duplicate"
     check_stored(tmp_path / "spawn.db", docs)
     assert dump(tmp_path / "spawn.db") == dump(tmp_path / "alone.db")
+
+
+def test_one_worker_and_the_helping_writer_store_what_one_process_stores(
+    tmp_path: Path, games: Games
+) -> None:
+    # one worker on a machine with more cores: the main process prepares chunks too
+    if pool.default_workers() < 2:
+        pytest.skip("needs two cores")
+    path = mixed_file(tmp_path, games(40))
+    alone = run_import(tmp_path / "alone.db", [str(path)], workers=0)
+    one = run_import(tmp_path / "one.db", [str(path)], workers=1)
+    assert one == alone
+    assert [o["status"] for o in one].count("accepted") == 36
+    check_stored(tmp_path / "one.db", games(36))
+    assert dump(tmp_path / "one.db") == dump(tmp_path / "alone.db")
+
+
+def _slow_pid(chunk: list[int]) -> tuple[int, list[int]]:
+    time.sleep(0.02)
+    return os.getpid(), [x * x for x in chunk]
+
+
+def test_a_helping_main_process_computes_chunks_in_their_order() -> None:
+    chunks = [[i, i + 1] for i in range(0, 80, 2)]
+    results = list(pool.ordered_map(_slow_pid, chunks, 1, helping=True))
+    assert [values for _, values in results] == [[x * x for x in c] for c in chunks]
+    here = [i for i, (pid, _) in enumerate(results) if pid == os.getpid()]
+    # the first chunk's result cannot be ready at once, so this process helps from the
+    # start; the worker still computes its share
+    assert here and len(here) < len(chunks)
+    alone = list(pool.ordered_map(_slow_pid, chunks, 1))
+    assert all(pid != os.getpid() for pid, _ in alone)
+
+
+def _slow_or_failing(chunk: list[int]) -> list[int]:
+    time.sleep(0.02)
+    if 30 in chunk:
+        raise ValueError("chunk 15 fails")
+    return [x * x for x in chunk]
+
+
+def test_a_chunk_failing_is_raised_at_its_turn_whoever_computed_it() -> None:
+    chunks = [[i, i + 1] for i in range(0, 80, 2)]
+    taken: list[list[int]] = []
+    with pytest.raises(ValueError, match="chunk 15 fails"):
+        for values in pool.ordered_map(_slow_or_failing, chunks, 1, helping=True):
+            taken.append(values)
+    assert taken == [[x * x for x in c] for c in chunks[:15]]
 
 
 def test_cli_report_is_the_same_with_and_without_workers(
