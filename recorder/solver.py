@@ -112,6 +112,17 @@ class Solver:
         self.fish: bool = rules.blocked_scoring == "fish" and not rules.pips_decide
         self.bonus: bool = rules.bonus
         self.limit: int = limit
+        #: the target checked at every play (``target_check: play``): a seat's bonus so
+        #: far is in the key only while its side could still reach the target
+        self.goal: int = rules.target if rules.target_check == "play" else 0
+        self.sides_of: list[list[int]] = [list(sides[side_of[p]]) for p in range(players)]
+        #: the most bonus one play can score (set from the tiles at the first deal)
+        self.per_play: int = 0
+        self._ends_most: int = 0
+        self._doubles: int = 0  # the physical doubles, and each one's pips
+        self._double_pips: list[int] = []
+        #: the tiles of the stock that may still be drawn, by tiles drawn so far
+        self._stock_masks: list[int] = []
         #: bits of a key below the hands: ends, stock, turn; the fish setter; the bonus
         self._shift: int = 48 + (3 if self.fish else 0) + (
             24 * players if rules.target_check == "play" else 0)
@@ -159,6 +170,10 @@ class Solver:
             self._tt = {}
             self._vt = {}
             self._deal = deal
+            if self.goal:
+                if not self.per_play:
+                    self._set_per_play(state)
+                self._stock_masks = _stock_masks(state)
 
     # ------------------------------------------------------------------ positions
     def _key(self, st: Round) -> int:
@@ -187,9 +202,78 @@ class Solver:
             code = (code << 3) | (st.last_play + 1)
         target = st.target_from
         if target is not None:  # the bonus so far decides when the target is reached
-            for b in st.bonus:
-                code = (code << 24) | b
+            code = self._bonus_key(st, target, code)
         return (h << self._shift) | code
+
+    def _bonus_key(self, st: Round, target: tuple[Fraction | int, ...], code: int) -> int:
+        """``code`` with each seat's bonus so far (plus one), or 0 for a seat whose side
+        cannot reach the target this round: the bonus so far then changes nothing of
+        what follows (the round is scored without it), so positions reached with
+        different totals are one. Reachable: its score at the round's start, its bonus
+        so far, and the most its side's remaining plays could score (each tile its
+        members hold or may still draw, at most :meth:`_most` each) reach the target."""
+        drawn = st.drawn
+        stock = st._stock_limit - drawn
+        if stock < 0:
+            stock = 0
+        hands = st.hands
+        bonus = st.bonus
+        goal = self.goal
+        per = -1
+        for s in range(self.players):
+            b = bonus[s]
+            left = stock
+            for p in self.sides_of[s]:
+                left += hands[p].bit_count()
+            reach = target[s] + b
+            if reach + left * self.per_play >= goal:  # the static bound first: cheap
+                if per < 0:
+                    per = self._most(st)
+                reach += left * per
+            code = (code << 24) | (b + 1 if reach >= goal else 0)
+        return code
+
+    def _most(self, st: Round) -> int:
+        """The most one play can score from ``st`` on: the open ends' largest sum
+        (:attr:`_ends_most`) plus the closed doubles' halves, those closed already and
+        every double still to be played, in case each were closed."""
+        most = self._ends_most + st.shut_pips
+        if self.rules.closed_doubles:
+            loose = self._stock_masks[st.drawn] if st.drawn < len(self._stock_masks) else 0
+            for h in st.hands:
+                loose |= h
+            loose &= self._doubles
+            pips = self._double_pips
+            while loose:
+                low = loose & -loose
+                most += pips[low.bit_length() - 1]
+                loose ^= low
+        return most
+
+    def _set_per_play(self, state: Round) -> None:
+        """:attr:`per_play`, the most one play can score in any position: the open ends'
+        largest sum (each end shows at most the highest pip, or both halves of a
+        double, each double once) plus both halves of every double, as if each were
+        closed."""
+        tiles = state.tiles
+        top = tiles.max_pip
+        ends = 4 if self.rules.spinner else 2
+        shown = [top] * ends
+        doubles = 0
+        pips = [0] * tiles.size
+        shut = 0
+        for p in range(tiles.size):
+            k = tiles.phys_kind[p]
+            if tiles.kind_is_double[k]:
+                shown.append(tiles.kind_pips[k])
+                doubles |= 1 << p
+                pips[p] = tiles.kind_pips[k]
+                shut += tiles.kind_pips[k]
+        shown.sort(reverse=True)
+        self._ends_most = sum(shown[:ends])
+        self._doubles = doubles
+        self._double_pips = pips
+        self.per_play = self._ends_most + (shut if self.rules.closed_doubles else 0)
 
     def _final(self, st: Round, side: int) -> int:
         """The round's points of ``side`` minus the other side's (scaled, signed)."""
@@ -417,6 +501,16 @@ class Solver:
         if self.table:
             self._vt[key] = best
         return best
+
+
+def _stock_masks(state: Round) -> list[int]:
+    """For each count of tiles drawn, the tiles of the stock that may still be drawn."""
+    limit = state._stock_limit
+    stock = state.boneyard
+    out = [0] * (len(stock) + 1)
+    for d in range(min(limit, len(stock)) - 1, -1, -1):
+        out[d] = out[d + 1] | (1 << stock[d])
+    return out
 
 
 # ---------------------------------------------------------------------- what a seat knows
