@@ -145,7 +145,8 @@ def reviews(games: int, samples: int, which: list[tuple[str, Any, int, float | N
     return rows
 
 
-def measure(games: int, samples: int, quick: bool) -> dict[str, Any]:
+def measure(games: int, samples: int, quick: bool, only: list[str] | None = None,
+            ) -> dict[str, Any]:
     print(f"build {build()}: techniques ...", file=sys.stderr, flush=True)
     tech = techniques(games)
     for row in tech:
@@ -153,7 +154,9 @@ def measure(games: int, samples: int, quick: bool) -> dict[str, Any]:
     full = [r for r in tech if r["technique"] == "full"]
     rate = sum(r["nodes"] for r in full) / sum(r["seconds"] for r in full)
     return {"build": build(), "techniques": tech, "positions_per_second": round(rate),
-            "reviews": reviews(games, samples, ROUNDS[:1] if quick else ROUNDS),
+            "reviews": reviews(games, samples, ROUNDS[:1] if quick else
+                               [r for r in ROUNDS if not only
+                                or any(r[0].startswith(x) for x in only)]),
             "samples": samples}
 
 
@@ -187,11 +190,14 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--quick", action="store_true",
                         help="review the 2-player block rounds only")
+    parser.add_argument("--only", action="append", default=[], metavar="VARIANT",
+                        help='review only the variants whose label starts so, e.g. '
+                             '"classic 4p" (repeatable)')
     parser.add_argument("--pure", action="store_true",
                         help="also run the pure build (a child process) and print both")
     args = parser.parse_args()
     load = os.getloadavg()
-    results = [measure(args.games, args.samples, args.quick)]
+    results = [measure(args.games, args.samples, args.quick, args.only)]
     if args.pure:
         child = subprocess.run(
             [sys.executable, __file__, "--games", str(args.games), "--samples",

@@ -123,6 +123,7 @@ class Solver:
         self._double_pips: list[int] = []
         #: the tiles of the stock that may still be drawn, by tiles drawn so far
         self._stock_masks: list[int] = []
+        self._need: list[int] = []
         #: bits of a key below the hands: ends, stock, turn; the fish setter; the bonus
         self._shift: int = 48 + (3 if self.fish else 0) + (
             24 * players if rules.target_check == "play" else 0)
@@ -133,6 +134,11 @@ class Solver:
         self._tt: dict[int, int] = {}
         self._vt: dict[int, list[int]] = {}
         self._deal: object = None
+        #: the stock of the last deal, and an id for each order of the stock still to
+        #: draw (by tiles drawn so far) among every deal the table holds
+        self._stock: tuple[int, ...] | None = None
+        self._ids: dict[tuple[int, ...], int] = {}
+        self._suffix: list[int] = [0]
         self._none: list[int] = []  # gains nobody scores (rules without bonus)
 
     # ------------------------------------------------------------------ the API
@@ -162,24 +168,50 @@ class Solver:
         """Forget every position searched (the next call starts from an empty table)."""
         self._tt = {}
         self._vt = {}
+        self._ids = {}
         self._deal = None
+        self._stock = None
 
     def _prepare(self, state: Round) -> None:
-        deal = (state.boneyard, state.target_from, state.pot)
-        if deal != self._deal or len(self._tt) + len(self._vt) > TABLE_MAX:
+        """Keep the table for any deal of the same round's kind (the stock's length and
+        floor, the scores at its start, the pot): a position's key holds the stock
+        still to be drawn, in order, so positions of different deals of the unseen
+        tiles (the player view's samples) share it where their futures are the same."""
+        stock = state.boneyard
+        deal = (len(stock), state._stock_limit, state.target_from, state.pot)
+        if deal != self._deal or \
+                len(self._tt) + len(self._vt) + len(self._ids) > TABLE_MAX:
             self._tt = {}
             self._vt = {}
+            self._ids = {}
             self._deal = deal
+            self._stock = None
+        if stock != self._stock:
+            self._stock = stock
+            ids = self._ids
+            limit = min(state._stock_limit, len(stock))
+            suffix = [0] * (len(stock) + 1)
+            for d in range(limit):
+                rest = stock[d:limit]
+                got = ids.get(rest, 0)
+                if not got:
+                    got = len(ids) + 1
+                    ids[rest] = got
+                suffix[d] = got
+            self._suffix = suffix
             if self.goal:
                 if not self.per_play:
                     self._set_per_play(state)
                 self._stock_masks = _stock_masks(state)
+                target = state.target_from
+                if target is not None:  # the bonus each seat lacks (the scores may be split)
+                    self._need = [math.ceil(self.goal - t) for t in target]
 
     # ------------------------------------------------------------------ positions
     def _key(self, st: Round) -> int:
         """Everything of a position its future depends on, as one int (the deal fixed)."""
         size = st.tiles.size
-        h = 0
+        h = self._suffix[st.drawn]  # the stock still to draw, in order (0: none)
         for x in st.hands:
             h = (h << size) | x
         value = st.value
@@ -200,37 +232,38 @@ class Solver:
         code = (code << 4) | (st.turn << 2) | (int(st.drew) << 1) | int(st.arms_open)
         if self.fish:  # the last player to place a tile sets a blocked round's fish
             code = (code << 3) | (st.last_play + 1)
-        target = st.target_from
-        if target is not None:  # the bonus so far decides when the target is reached
-            code = self._bonus_key(st, target, code)
+        if st.target_from is not None:  # the bonus so far decides when the target is met
+            code = self._bonus_key(st, code)
         return (h << self._shift) | code
 
-    def _bonus_key(self, st: Round, target: tuple[Fraction | int, ...], code: int) -> int:
+    def _bonus_key(self, st: Round, code: int) -> int:
         """``code`` with each seat's bonus so far (plus one), or 0 for a seat whose side
         cannot reach the target this round: the bonus so far then changes nothing of
         what follows (the round is scored without it), so positions reached with
         different totals are one. Reachable: its score at the round's start, its bonus
         so far, and the most its side's remaining plays could score (each tile its
         members hold or may still draw, at most :meth:`_most` each) reach the target."""
-        drawn = st.drawn
-        stock = st._stock_limit - drawn
+        stock = st._stock_limit - st.drawn
         if stock < 0:
             stock = 0
         hands = st.hands
         bonus = st.bonus
-        goal = self.goal
         per = -1
         for s in range(self.players):
             b = bonus[s]
-            left = stock
-            for p in self.sides_of[s]:
-                left += hands[p].bit_count()
-            reach = target[s] + b
-            if reach + left * self.per_play >= goal:  # the static bound first: cheap
-                if per < 0:
-                    per = self._most(st)
-                reach += left * per
-            code = (code << 24) | (b + 1 if reach >= goal else 0)
+            need = self._need[s] - b  # the bonus still to score to reach the target
+            if need > 0:
+                left = stock
+                for p in self.sides_of[s]:
+                    left += hands[p].bit_count()
+                if left * self.per_play < need:
+                    b = -1  # out of reach at any pace
+                elif left * (self._ends_most + st.shut_pips) < need:
+                    if per < 0:
+                        per = self._most(st)
+                    if left * per < need:
+                        b = -1
+            code = (code << 24) | (b + 1)
         return code
 
     def _most(self, st: Round) -> int:
@@ -370,10 +403,15 @@ class Solver:
         best = -INF
         best_i = 0
         saved = st.snapshot() if self.undo else None
+        last_tile = self._last_tile(st, seat)
         for at in range(n):
+            i = order[at]
+            if last_tile and codes[i] >= 0:
+                if last_tile > 1:
+                    continue  # the last tile played again elsewhere: the same end
+                last_tile = 2
             if at and saved is not None:
                 st.restore(saved)
-            i = order[at]
             v = self._move_value(st, seat, codes[i], alpha, beta, at == n - 1)
             if v > best:
                 best = v
@@ -401,6 +439,16 @@ class Solver:
                     hi = ohi
             self._tt[key] = ((lo + _OFF) << (_BITS + 6)) | ((hi + _OFF) << 6) | (best_i + 1)
         return best
+
+    def _last_tile(self, st: Round, seat: int) -> int:
+        """1 when every play of ``seat`` goes out with its one tile and, without bonus,
+        ends the round alike whichever end takes it (the same pips left, the same
+        player last to place, no bonus to tell the ends apart): only the first such
+        play need be searched, the others equal it (and the first of equals is kept).
+        0 otherwise."""
+        if self.bonus or not self.prune:  # memoized minimax: every move, as the reference
+            return 0
+        return 1 if st.hands[seat].bit_count() == 1 else 0
 
     def _plain(self, n: int) -> list[int]:
         order = [0] * n
@@ -462,6 +510,12 @@ class Solver:
     def _move_vector(self, st: Round, seat: int, code: int, last: bool) -> list[int]:
         """Every seat's gain from ``code`` to the end of the round (signed, scaled)."""
         nxt = st if last or self.undo else st.copy()
+        if not self.bonus:  # nobody scores before the round ends: no gains to add
+            nxt.apply_code(seat, code)
+            codes = self._forced(nxt, self._none)
+            if nxt.phase == OVER:
+                return self._points(nxt)
+            return self._maxn(nxt, codes)  # the table's list: read, never changed
         gains = [0] * self.players
         before = nxt.bonus[seat]
         nxt.apply_code(seat, code)
@@ -490,7 +544,12 @@ class Solver:
         best_u = 0
         count = len(codes)
         saved = st.snapshot() if self.undo else None
+        last_tile = self._last_tile(st, seat)
         for i in range(count):
+            if last_tile and codes[i] >= 0:
+                if last_tile > 1:
+                    continue  # the last tile played again elsewhere: the same end
+                last_tile = 2
             if i and saved is not None:
                 st.restore(saved)
             vec = self._move_vector(st, seat, codes[i], i == count - 1)
