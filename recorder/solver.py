@@ -22,6 +22,11 @@ down, folded together: the rules treat each pair alike), moves ordered (the tabl
 move first, then a play that goes out, that scores, that leaves the next player fewest
 plays, heavy tiles and doubles), moves that are the only legal one played in place
 without a node of their own. Three or four sides: max^n with the table (no pruning).
+The key holds the stock still to draw, in order, so one table serves every deal of a
+round (the player view's samples share what their futures have alike); with the target
+checked at every play it holds a seat's bonus so far only while its side could still
+reach the target this round. Without bonus, a last tile that fits several ends is
+searched on the first (every such play ends the round alike).
 
 **Player view** (:func:`estimate`): what the mover knew, their hand, the board, every
 play, draw and pass, and what each player provably lacks (:class:`Seen`); the value of
@@ -72,8 +77,10 @@ class Solver:
     """Exact values of the legal moves of a position whose every tile is known.
 
     One solver serves one ruleset and player count; its transposition table stays valid
-    while the deal is the same (every decision of a round in the perfect view shares it)
-    and is emptied when :meth:`values` is given another deal. ``limit`` bounds the
+    across the deals of rounds alike (the stock's length and floor, the scores at the
+    start when the target is checked at every play, the pot): every decision of a round
+    and every sampled deal share it, and it is emptied for another kind of round or
+    when it holds :data:`TABLE_MAX` positions. ``limit`` bounds the
     positions one call may visit (0: no bound); past it :class:`SearchLimit` is raised
     and the table stays consistent. ``technique`` selects what the benchmarks compare:
     ``"minimax"`` (memoized minimax, no pruning), ``"alphabeta"`` (no table, no
