@@ -84,13 +84,15 @@ class Solver:
     positions one call may visit (0: no bound); past it :class:`SearchLimit` is raised
     and the table stays consistent. ``technique`` selects what the benchmarks compare:
     ``"minimax"`` (memoized minimax, no pruning), ``"alphabeta"`` (no table, no
-    ordering), ``"table"`` (alpha-beta and the table), ``"full"`` (and move ordering,
-    the default). Every technique gives the same values.
+    ordering), ``"table"`` (alpha-beta and the table), ``"ordering"`` (and move
+    ordering), ``"full"`` (and the stock in the key, the bonus so far only while the
+    target is in reach, a last tile on several ends searched once: the default). Every
+    technique gives the same values.
     """
 
     def __init__(self, rules: Ruleset, players: int, *, limit: int = 0,
                  technique: str = "full") -> None:
-        if technique not in ("minimax", "alphabeta", "table", "full"):
+        if technique not in ("minimax", "alphabeta", "table", "ordering", "full"):
             raise ValueError(f"unknown technique {technique!r}")
         self.rules = rules
         self.players = players
@@ -108,7 +110,10 @@ class Solver:
         self.unit: int = -SCALE_MANY if rules.target_mode == "reach-loses" else SCALE_MANY
         self.prune: bool = technique != "minimax"
         self.table: bool = technique != "alphabeta"
-        self.order: bool = technique == "full"
+        self.order: bool = technique in ("ordering", "full")
+        #: the stock in the key (one table for every deal), the bonus so far only while
+        #: the target is in reach, a last tile on several ends searched once
+        self.extra: bool = technique == "full"
         #: left/right and up/down folded in the key: the rules treat each pair alike,
         #: so a mirrored position has the same value (two sides only: max^n breaks ties
         #: by the order of the moves, which mirroring changes)
@@ -185,7 +190,8 @@ class Solver:
         still to be drawn, in order, so positions of different deals of the unseen
         tiles (the player view's samples) share it where their futures are the same."""
         stock = state.boneyard
-        deal = (len(stock), state._stock_limit, state.target_from, state.pot)
+        deal = (len(stock), state._stock_limit, state.target_from, state.pot,
+                None if self.extra else stock)
         if deal != self._deal or \
                 len(self._tt) + len(self._vt) + len(self._ids) > TABLE_MAX:
             self._tt = {}
@@ -259,7 +265,7 @@ class Solver:
         for s in range(self.players):
             b = bonus[s]
             need = self._need[s] - b  # the bonus still to score to reach the target
-            if need > 0:
+            if need > 0 and self.extra:
                 left = stock
                 for p in self.sides_of[s]:
                     left += hands[p].bit_count()
@@ -453,7 +459,7 @@ class Solver:
         player last to place, no bonus to tell the ends apart): only the first such
         play need be searched, the others equal it (and the first of equals is kept).
         0 otherwise."""
-        if self.bonus or not self.prune:  # memoized minimax: every move, as the reference
+        if self.bonus or not self.extra:
             return 0
         return 1 if st.hands[seat].bit_count() == 1 else 0
 

@@ -199,7 +199,7 @@ def test_max_n_values_equal_a_plain_max_n(name: str, ruleset: dict[str, Any],
     assert checked >= 3, f"{name}: too few decisions to compare ({checked})"
 
 
-@pytest.mark.parametrize("technique", ["minimax", "alphabeta", "table", "full"])
+@pytest.mark.parametrize("technique", ["minimax", "alphabeta", "table", "ordering", "full"])
 def test_every_technique_gives_the_same_values(technique: str) -> None:
     name, ruleset, players = TWO_SIDED[6]  # spinner and bonus, drawing
     rules = Ruleset.from_spec(ruleset)
