@@ -1,12 +1,17 @@
 """Review benchmark: the solver's speed, each technique's effect, a round's and a game's review.
 
-    python bench/review.py [--games 3] [--json] [--pure]
+    python bench/review.py [--games 3] [--json] [--pure] [--only VARIANT]
 
 1. **Techniques** (perfect view): the first decisions of 2-player rounds, block
    (``openspiel-block``: no drawing, 7 tiles each) and drawing (``classic``: 14 tiles to
    draw from), each valued by the solver with every technique in turn: memoized minimax,
-   alpha-beta alone, alpha-beta and the transposition table, and move ordering besides
-   (the default). Positions searched and seconds, the same values asserted.
+   alpha-beta alone, alpha-beta and the transposition table, move ordering besides, and
+   the default (the stock in the key, the bonus so far only while the target is in
+   reach, a last tile on several ends searched once). Positions searched and seconds,
+   the same values asserted. Then the player view (the default samples) of the first
+   decisions of an ``all-fives`` 2-player and a ``classic`` 4-player round, with move
+   ordering alone and with the default: there the stock in the key shares the table
+   across the sampled deals.
 2. **Positions per second** of the default technique, perfect view.
 Times are the process's CPU seconds (``time.process_time``): the machine is shared, and
 the wall clock of a loaded machine measures the others' work too; the load average at
@@ -38,13 +43,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import recorder  # noqa: E402
-from recorder.replay import MoveEvent, open_game, walk  # noqa: E402
+from recorder.replay import MoveEvent, RoundStart, open_game, walk  # noqa: E402
 from recorder.review import DEFAULT_SAMPLES, Settings, plan_review, review_round  # noqa: E402
 from recorder.rules import Ruleset  # noqa: E402
 from recorder.simulate import simulate_game  # noqa: E402
-from recorder.solver import Solver  # noqa: E402
+from recorder.solver import Seen, Solver, estimate  # noqa: E402
 
-TECHNIQUES = ("minimax", "alphabeta", "table", "full")
+TECHNIQUES = ("minimax", "alphabeta", "table", "ordering", "full")
+#: the player view's techniques compared: without and with the last three
+SAMPLED = ("ordering", "full")
 #: (label, ruleset, players, target seconds per round or None)
 ROUNDS: list[tuple[str, Any, int, float | None]] = [
     ("openspiel-block 2p (no drawing)", "openspiel-block", 2, 1.0),
@@ -102,6 +109,41 @@ def techniques(games: int) -> list[dict[str, Any]]:
     return rows
 
 
+def sampled(decisions: int) -> list[dict[str, Any]]:
+    """The player view (the default samples, as a review seeds them) of the first
+    decisions of a round, by technique: the same values asserted."""
+    rows = []
+    for label, ruleset, players in (("all-fives 2p", "all-fives", 2),
+                                    ("classic 4p", "classic", 4)):
+        doc = simulate_game(ruleset, players, "bench-review-0", game_id="g0", max_rounds=1)
+        reference = None
+        for technique in SAMPLED:
+            game = open_game(doc)
+            solver = Solver(game.rules, players, technique=technique)
+            seen: Seen | None = None
+            found: list[Any] = []
+            start = time.process_time()
+            for event in walk(doc, game):
+                if type(event) is RoundStart:
+                    seen = Seen(event.state)
+                elif type(event) is MoveEvent and seen is not None:
+                    seat = event.move.player
+                    if len(event.state.legal_moves(seat)) > 1 and len(found) < decisions:
+                        est = estimate(solver, event.state, seat, seen,
+                                       samples=DEFAULT_SAMPLES,
+                                       seed=f"review/1/{event.move_no}")
+                        found.append(None if est is None else (est.values, est.samples))
+                    seen.record(event.state, event.move)
+            seconds = time.process_time() - start
+            if reference is None:
+                reference = found
+            assert found == reference, f"{technique} disagrees on {label}"
+            rows.append({"positions": label, "decisions": len(found), "technique": technique,
+                         "nodes": solver.nodes, "seconds": round(seconds, 3)})
+            print("  " + json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    return rows
+
+
 def rounds_per_game(ruleset: Any, players: int, games: int = 5) -> float:
     """The mean number of rounds of a whole simulated game (cheap: no review)."""
     return statistics.mean(
@@ -145,15 +187,21 @@ def reviews(games: int, samples: int, which: list[tuple[str, Any, int, float | N
     return rows
 
 
-def measure(games: int, samples: int, quick: bool) -> dict[str, Any]:
+def measure(games: int, samples: int, quick: bool, only: list[str] | None = None,
+            ) -> dict[str, Any]:
     print(f"build {build()}: techniques ...", file=sys.stderr, flush=True)
     tech = techniques(games)
     for row in tech:
         print("  " + json.dumps(row), file=sys.stderr, flush=True)
     full = [r for r in tech if r["technique"] == "full"]
     rate = sum(r["nodes"] for r in full) / sum(r["seconds"] for r in full)
+    print("  player view, by technique ...", file=sys.stderr, flush=True)
+    view = [] if quick else sampled(3)
     return {"build": build(), "techniques": tech, "positions_per_second": round(rate),
-            "reviews": reviews(games, samples, ROUNDS[:1] if quick else ROUNDS),
+            "sampled": view,
+            "reviews": reviews(games, samples, ROUNDS[:1] if quick else
+                               [r for r in ROUNDS if not only
+                                or any(r[0].startswith(x) for x in only)]),
             "samples": samples}
 
 
@@ -167,6 +215,11 @@ def show(result: dict[str, Any]) -> None:
         print(f"  {r['positions']:22} {r['technique']:10} {r['decisions']:9} {r['nodes']:10} "
               f"{r['seconds']:8.3f} {r['nodes_per_second']:9}")
     print(f"positions per second (full technique): {result['positions_per_second']}")
+    if result.get("sampled"):
+        print("techniques (player view, up to the default samples, first decisions of a round):")
+        for r in result["sampled"]:
+            print(f"  {r['positions']:22} {r['technique']:10} {r['decisions']:9} "
+                  f"{r['nodes']:10} {r['seconds']:8.3f}")
     print(f"review of a round, player view, up to {result['samples']} samples a decision:")
     print(f"  {'variant':34} {'rounds':>6} {'decis.':>6} {'samples':>7} {'mean s':>7} "
           f"{'max s':>7} {'game s':>7} {'target':>9}")
@@ -187,11 +240,14 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--quick", action="store_true",
                         help="review the 2-player block rounds only")
+    parser.add_argument("--only", action="append", default=[], metavar="VARIANT",
+                        help='review only the variants whose label starts so, e.g. '
+                             '"classic 4p" (repeatable)')
     parser.add_argument("--pure", action="store_true",
                         help="also run the pure build (a child process) and print both")
     args = parser.parse_args()
     load = os.getloadavg()
-    results = [measure(args.games, args.samples, args.quick)]
+    results = [measure(args.games, args.samples, args.quick, args.only)]
     if args.pure:
         child = subprocess.run(
             [sys.executable, __file__, "--games", str(args.games), "--samples",

@@ -22,6 +22,11 @@ down, folded together: the rules treat each pair alike), moves ordered (the tabl
 move first, then a play that goes out, that scores, that leaves the next player fewest
 plays, heavy tiles and doubles), moves that are the only legal one played in place
 without a node of their own. Three or four sides: max^n with the table (no pruning).
+The key holds the stock still to draw, in order, so one table serves every deal of a
+round (the player view's samples share what their futures have alike); with the target
+checked at every play it holds a seat's bonus so far only while its side could still
+reach the target this round. Without bonus, a last tile that fits several ends is
+searched on the first (every such play ends the round alike).
 
 **Player view** (:func:`estimate`): what the mover knew, their hand, the board, every
 play, draw and pass, and what each player provably lacks (:class:`Seen`); the value of
@@ -72,18 +77,22 @@ class Solver:
     """Exact values of the legal moves of a position whose every tile is known.
 
     One solver serves one ruleset and player count; its transposition table stays valid
-    while the deal is the same (every decision of a round in the perfect view shares it)
-    and is emptied when :meth:`values` is given another deal. ``limit`` bounds the
+    across the deals of rounds alike (the stock's length and floor, the scores at the
+    start when the target is checked at every play, the pot): every decision of a round
+    and every sampled deal share it, and it is emptied for another kind of round or
+    when it holds :data:`TABLE_MAX` positions. ``limit`` bounds the
     positions one call may visit (0: no bound); past it :class:`SearchLimit` is raised
     and the table stays consistent. ``technique`` selects what the benchmarks compare:
     ``"minimax"`` (memoized minimax, no pruning), ``"alphabeta"`` (no table, no
-    ordering), ``"table"`` (alpha-beta and the table), ``"full"`` (and move ordering,
-    the default). Every technique gives the same values.
+    ordering), ``"table"`` (alpha-beta and the table), ``"ordering"`` (and move
+    ordering), ``"full"`` (and the stock in the key, the bonus so far only while the
+    target is in reach, a last tile on several ends searched once: the default). Every
+    technique gives the same values.
     """
 
     def __init__(self, rules: Ruleset, players: int, *, limit: int = 0,
                  technique: str = "full") -> None:
-        if technique not in ("minimax", "alphabeta", "table", "full"):
+        if technique not in ("minimax", "alphabeta", "table", "ordering", "full"):
             raise ValueError(f"unknown technique {technique!r}")
         self.rules = rules
         self.players = players
@@ -101,7 +110,10 @@ class Solver:
         self.unit: int = -SCALE_MANY if rules.target_mode == "reach-loses" else SCALE_MANY
         self.prune: bool = technique != "minimax"
         self.table: bool = technique != "alphabeta"
-        self.order: bool = technique == "full"
+        self.order: bool = technique in ("ordering", "full")
+        #: the stock in the key (one table for every deal), the bonus so far only while
+        #: the target is in reach, a last tile on several ends searched once
+        self.extra: bool = technique == "full"
         #: left/right and up/down folded in the key: the rules treat each pair alike,
         #: so a mirrored position has the same value (two sides only: max^n breaks ties
         #: by the order of the moves, which mirroring changes)
@@ -112,6 +124,18 @@ class Solver:
         self.fish: bool = rules.blocked_scoring == "fish" and not rules.pips_decide
         self.bonus: bool = rules.bonus
         self.limit: int = limit
+        #: the target checked at every play (``target_check: play``): a seat's bonus so
+        #: far is in the key only while its side could still reach the target
+        self.goal: int = rules.target if rules.target_check == "play" else 0
+        self.sides_of: list[list[int]] = [list(sides[side_of[p]]) for p in range(players)]
+        #: the most bonus one play can score (set from the tiles at the first deal)
+        self.per_play: int = 0
+        self._ends_most: int = 0
+        self._doubles: int = 0  # the physical doubles, and each one's pips
+        self._double_pips: list[int] = []
+        #: the tiles of the stock that may still be drawn, by tiles drawn so far
+        self._stock_masks: list[int] = []
+        self._need: list[int] = []
         #: bits of a key below the hands: ends, stock, turn; the fish setter; the bonus
         self._shift: int = 48 + (3 if self.fish else 0) + (
             24 * players if rules.target_check == "play" else 0)
@@ -122,6 +146,11 @@ class Solver:
         self._tt: dict[int, int] = {}
         self._vt: dict[int, list[int]] = {}
         self._deal: object = None
+        #: the stock of the last deal, and an id for each order of the stock still to
+        #: draw (by tiles drawn so far) among every deal the table holds
+        self._stock: tuple[int, ...] | None = None
+        self._ids: dict[tuple[int, ...], int] = {}
+        self._suffix: list[int] = [0]
         self._none: list[int] = []  # gains nobody scores (rules without bonus)
 
     # ------------------------------------------------------------------ the API
@@ -151,20 +180,51 @@ class Solver:
         """Forget every position searched (the next call starts from an empty table)."""
         self._tt = {}
         self._vt = {}
+        self._ids = {}
         self._deal = None
+        self._stock = None
 
     def _prepare(self, state: Round) -> None:
-        deal = (state.boneyard, state.target_from, state.pot)
-        if deal != self._deal or len(self._tt) + len(self._vt) > TABLE_MAX:
+        """Keep the table for any deal of the same round's kind (the stock's length and
+        floor, the scores at its start, the pot): a position's key holds the stock
+        still to be drawn, in order, so positions of different deals of the unseen
+        tiles (the player view's samples) share it where their futures are the same."""
+        stock = state.boneyard
+        deal = (len(stock), state._stock_limit, state.target_from, state.pot,
+                None if self.extra else stock)
+        if deal != self._deal or \
+                len(self._tt) + len(self._vt) + len(self._ids) > TABLE_MAX:
             self._tt = {}
             self._vt = {}
+            self._ids = {}
             self._deal = deal
+            self._stock = None
+        if stock != self._stock:
+            self._stock = stock
+            ids = self._ids
+            limit = min(state._stock_limit, len(stock))
+            suffix = [0] * (len(stock) + 1)
+            for d in range(limit):
+                rest = stock[d:limit]
+                got = ids.get(rest, 0)
+                if not got:
+                    got = len(ids) + 1
+                    ids[rest] = got
+                suffix[d] = got
+            self._suffix = suffix
+            if self.goal:
+                if not self.per_play:
+                    self._set_per_play(state)
+                self._stock_masks = _stock_masks(state)
+                target = state.target_from
+                if target is not None:  # the bonus each seat lacks (the scores may be split)
+                    self._need = [math.ceil(self.goal - t) for t in target]
 
     # ------------------------------------------------------------------ positions
     def _key(self, st: Round) -> int:
         """Everything of a position its future depends on, as one int (the deal fixed)."""
         size = st.tiles.size
-        h = 0
+        h = self._suffix[st.drawn]  # the stock still to draw, in order (0: none)
         for x in st.hands:
             h = (h << size) | x
         value = st.value
@@ -185,11 +245,81 @@ class Solver:
         code = (code << 4) | (st.turn << 2) | (int(st.drew) << 1) | int(st.arms_open)
         if self.fish:  # the last player to place a tile sets a blocked round's fish
             code = (code << 3) | (st.last_play + 1)
-        target = st.target_from
-        if target is not None:  # the bonus so far decides when the target is reached
-            for b in st.bonus:
-                code = (code << 24) | b
+        if st.target_from is not None:  # the bonus so far decides when the target is met
+            code = self._bonus_key(st, code)
         return (h << self._shift) | code
+
+    def _bonus_key(self, st: Round, code: int) -> int:
+        """``code`` with each seat's bonus so far (plus one), or 0 for a seat whose side
+        cannot reach the target this round: the bonus so far then changes nothing of
+        what follows (the round is scored without it), so positions reached with
+        different totals are one. Reachable: its score at the round's start, its bonus
+        so far, and the most its side's remaining plays could score (each tile its
+        members hold or may still draw, at most :meth:`_most` each) reach the target."""
+        stock = st._stock_limit - st.drawn
+        if stock < 0:
+            stock = 0
+        hands = st.hands
+        bonus = st.bonus
+        per = -1
+        for s in range(self.players):
+            b = bonus[s]
+            need = self._need[s] - b  # the bonus still to score to reach the target
+            if need > 0 and self.extra:
+                left = stock
+                for p in self.sides_of[s]:
+                    left += hands[p].bit_count()
+                if left * self.per_play < need:
+                    b = -1  # out of reach at any pace
+                elif left * (self._ends_most + st.shut_pips) < need:
+                    if per < 0:
+                        per = self._most(st)
+                    if left * per < need:
+                        b = -1
+            code = (code << 24) | (b + 1)
+        return code
+
+    def _most(self, st: Round) -> int:
+        """The most one play can score from ``st`` on: the open ends' largest sum
+        (:attr:`_ends_most`) plus the closed doubles' halves, those closed already and
+        every double still to be played, in case each were closed."""
+        most = self._ends_most + st.shut_pips
+        if self.rules.closed_doubles:
+            loose = self._stock_masks[st.drawn] if st.drawn < len(self._stock_masks) else 0
+            for h in st.hands:
+                loose |= h
+            loose &= self._doubles
+            pips = self._double_pips
+            while loose:
+                low = loose & -loose
+                most += pips[low.bit_length() - 1]
+                loose ^= low
+        return most
+
+    def _set_per_play(self, state: Round) -> None:
+        """:attr:`per_play`, the most one play can score in any position: the open ends'
+        largest sum (each end shows at most the highest pip, or both halves of a
+        double, each double once) plus both halves of every double, as if each were
+        closed."""
+        tiles = state.tiles
+        top = tiles.max_pip
+        ends = 4 if self.rules.spinner else 2
+        shown = [top] * ends
+        doubles = 0
+        pips = [0] * tiles.size
+        shut = 0
+        for p in range(tiles.size):
+            k = tiles.phys_kind[p]
+            if tiles.kind_is_double[k]:
+                shown.append(tiles.kind_pips[k])
+                doubles |= 1 << p
+                pips[p] = tiles.kind_pips[k]
+                shut += tiles.kind_pips[k]
+        shown.sort(reverse=True)
+        self._ends_most = sum(shown[:ends])
+        self._doubles = doubles
+        self._double_pips = pips
+        self.per_play = self._ends_most + (shut if self.rules.closed_doubles else 0)
 
     def _final(self, st: Round, side: int) -> int:
         """The round's points of ``side`` minus the other side's (scaled, signed)."""
@@ -286,10 +416,15 @@ class Solver:
         best = -INF
         best_i = 0
         saved = st.snapshot() if self.undo else None
+        last_tile = self._last_tile(st, seat)
         for at in range(n):
+            i = order[at]
+            if last_tile and codes[i] >= 0:
+                if last_tile > 1:
+                    continue  # the last tile played again elsewhere: the same end
+                last_tile = 2
             if at and saved is not None:
                 st.restore(saved)
-            i = order[at]
             v = self._move_value(st, seat, codes[i], alpha, beta, at == n - 1)
             if v > best:
                 best = v
@@ -317,6 +452,16 @@ class Solver:
                     hi = ohi
             self._tt[key] = ((lo + _OFF) << (_BITS + 6)) | ((hi + _OFF) << 6) | (best_i + 1)
         return best
+
+    def _last_tile(self, st: Round, seat: int) -> int:
+        """1 when every play of ``seat`` goes out with its one tile and, without bonus,
+        ends the round alike whichever end takes it (the same pips left, the same
+        player last to place, no bonus to tell the ends apart): only the first such
+        play need be searched, the others equal it (and the first of equals is kept).
+        0 otherwise."""
+        if self.bonus or not self.extra:
+            return 0
+        return 1 if st.hands[seat].bit_count() == 1 else 0
 
     def _plain(self, n: int) -> list[int]:
         order = [0] * n
@@ -378,6 +523,12 @@ class Solver:
     def _move_vector(self, st: Round, seat: int, code: int, last: bool) -> list[int]:
         """Every seat's gain from ``code`` to the end of the round (signed, scaled)."""
         nxt = st if last or self.undo else st.copy()
+        if not self.bonus:  # nobody scores before the round ends: no gains to add
+            nxt.apply_code(seat, code)
+            codes = self._forced(nxt, self._none)
+            if nxt.phase == OVER:
+                return self._points(nxt)
+            return self._maxn(nxt, codes)  # the table's list: read, never changed
         gains = [0] * self.players
         before = nxt.bonus[seat]
         nxt.apply_code(seat, code)
@@ -406,7 +557,12 @@ class Solver:
         best_u = 0
         count = len(codes)
         saved = st.snapshot() if self.undo else None
+        last_tile = self._last_tile(st, seat)
         for i in range(count):
+            if last_tile and codes[i] >= 0:
+                if last_tile > 1:
+                    continue  # the last tile played again elsewhere: the same end
+                last_tile = 2
             if i and saved is not None:
                 st.restore(saved)
             vec = self._move_vector(st, seat, codes[i], i == count - 1)
@@ -417,6 +573,16 @@ class Solver:
         if self.table:
             self._vt[key] = best
         return best
+
+
+def _stock_masks(state: Round) -> list[int]:
+    """For each count of tiles drawn, the tiles of the stock that may still be drawn."""
+    limit = state._stock_limit
+    stock = state.boneyard
+    out = [0] * (len(stock) + 1)
+    for d in range(min(limit, len(stock)) - 1, -1, -1):
+        out[d] = out[d + 1] | (1 << stock[d])
+    return out
 
 
 # ---------------------------------------------------------------------- what a seat knows

@@ -199,7 +199,7 @@ def test_max_n_values_equal_a_plain_max_n(name: str, ruleset: dict[str, Any],
     assert checked >= 3, f"{name}: too few decisions to compare ({checked})"
 
 
-@pytest.mark.parametrize("technique", ["minimax", "alphabeta", "table", "full"])
+@pytest.mark.parametrize("technique", ["minimax", "alphabeta", "table", "ordering", "full"])
 def test_every_technique_gives_the_same_values(technique: str) -> None:
     name, ruleset, players = TWO_SIDED[6]  # spinner and bonus, drawing
     rules = Ruleset.from_spec(ruleset)
@@ -397,3 +397,29 @@ def test_max_n_does_not_fold_mirrored_ends() -> None:
     assert not Solver(Ruleset.from_spec("classic"), 3).mirror
     assert not Solver(Ruleset.from_spec("classic"), 4).mirror
     assert Solver(Ruleset.from_spec("openspiel-team"), 4).mirror
+
+
+def test_the_bonus_so_far_is_left_out_of_a_position_when_no_side_can_reach_the_target() -> None:
+    """The target checked at every play but out of reach this round (what the tiles
+    left could score at most is short of it): two positions alike but for the bonus so
+    far have the same future, so they are one position of the table (the second is
+    read from it) and both values are the plain search's."""
+    ruleset = {"preset": "all-fives", "options": {"hand_size": 4, "stock_floor": 19,
+                                                  "target": 1000}}
+    rules = Ruleset.from_spec(ruleset)
+    plain = Plain(rules, 2)
+    checked = 0
+    for state, seat in decisions(ruleset, 2, "bonus-far", rounds=1):
+        assert state.target_from is not None
+        other = state.copy()
+        other.bonus[0] += 25
+        other.bonus[1] += 10
+        solver = Solver(rules, 2)
+        assert solver.values(state, seat) == plain.values(state, seat)
+        first = solver.nodes
+        assert solver.values(other, seat) == plain.values(other, seat)
+        if first > len(state.legal_moves(seat)):
+            # each move's position is found in the table: one look-up each, no search
+            assert solver.nodes - first <= len(state.legal_moves(seat))
+            checked += 1
+    assert checked, "a decision with something to search"
