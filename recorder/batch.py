@@ -97,11 +97,12 @@ DEFAULT_SHARD_BYTES: Final = 32 * 1024 * 1024
 """Bytes of JSON Lines per shard (about 23,000 rounds, some seconds of one worker):
 small enough that work spreads evenly and a retried shard costs little, large enough
 that the scheduler's cost per task (milliseconds) does not count."""
-DEFAULT_REVIEW_SHARD_BYTES: Final = 64 * 1024
-"""Bytes per shard of ``batch review``: a review costs a second or more a round where
-the facts cost tens of microseconds, so a shard of about 40 rounds (some seconds to a
-few minutes of one worker, by the view and the preset) moves the progress bar often and
-a killed worker loses little."""
+DEFAULT_REVIEW_SHARD_BYTES: Final = 16 * 1024
+"""Bytes per shard of ``batch review``: a round's review costs from a few hundredths of
+a CPU second (a 2-player block game) to near a minute (three or four sides, drawing:
+docs/benchmarks.md, "Review") where its facts cost tens of microseconds, so a shard holds
+a few games (about 20 rounds): the bar moves often, a killed worker loses little, and the
+cost of a task to the scheduler and the manifest stays a small share of its work."""
 SHARDS_PER_FILE: Final = 16
 MIN_SHARD_BYTES: Final = 1024 * 1024
 """A file is cut into about SHARDS_PER_FILE shards, none smaller than this (unless

@@ -104,7 +104,7 @@ def _batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--workers", type=click.IntRange(1, 256), default=None, metavar="N",
                      help="Worker processes of the local cluster [default: one per core]."),
         click.option("--shard-bytes", type=click.IntRange(4096), default=None, metavar="N",
-                     help="Bytes of JSON Lines per task [default: 32 MiB; 64 KiB for "
+                     help="Bytes of JSON Lines per task [default: 32 MiB; 16 KiB for "
                           "'batch review']."),
     ]
     for option in reversed(options):
@@ -179,8 +179,9 @@ def batch_review(sources: tuple[str, ...], out: str, scheduler: str | None,
     its facts: the datasets of 'batch facts', and reviews and review_decisions.
 
     SOURCES and exit codes as for 'batch facts', whose folder it writes to: a game
-    reviewed before with the same settings by the same version of the review is not
-    reviewed again; reviews with other settings are kept beside, apart (docs/scale.md).
+    whose review with the same settings, by the same version of the review, is in the
+    folder gets no second one; reviews with other settings are kept beside, apart
+    (docs/scale.md).
 
     \b
     Examples:

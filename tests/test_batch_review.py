@@ -263,6 +263,31 @@ def test_bad_options_say_why_and_write_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_without_the_scale_extra_one_line_says_what_to_install(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "for name in ('pyarrow', 'dask', 'distributed'):\n"
+        "    sys.modules[name] = None\n"
+        "from recorder.cli import main\n"
+        "main(['batch', 'review', 'x.jsonl', '--out', 'o'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 3
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "recorder: recorder batch review needs the scale extra (dask is missing): "
+        "pip install 'domino-recorder[scale]'"
+    ]
+    assert not list(tmp_path.iterdir())
+
+
 # ---------------------------------------------------------------------------------------
 # Runs killed half way.
 
