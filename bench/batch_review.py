@@ -49,6 +49,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--view", choices=["player", "perfect"], default="player")
+    parser.add_argument(
+        "--shard-bytes",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="batch review's shard sizes to run (0: its default)",
+    )
     args = parser.parse_args()
     settings = Settings(view=args.view, samples=DEFAULT_SAMPLES)
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,30 +96,31 @@ def main() -> None:
                 f"{'recorder review --json':34} {workers:>7} {wall:8.1f} {cpu:8.1f} "
                 f"{rounds / cpu:13.1f}"
             )
-            out = Path(tmp) / f"out-{workers}"
-            wall, cpu, _ = timed(
-                [
-                    *cli,
-                    "batch",
-                    "review",
-                    str(logs),
-                    "--out",
-                    str(out),
-                    *view,
-                    "--workers",
-                    str(workers),
-                ]
-            )
-            outputs["batch"] = sorted(
-                json.dumps(r, ensure_ascii=False)
-                for r in batch.reviews_of(str(out), settings).values()
-            )
-            print(
-                f"{'recorder batch review':34} {workers:>7} {wall:8.1f} {cpu:8.1f} "
-                f"{rounds / cpu:13.1f}"
-            )
-            if outputs["batch"] != outputs["review"]:
-                raise SystemExit("the two commands gave different reviews")
+            for shard_bytes in args.shard_bytes:
+                out = Path(tmp) / f"out-{workers}-{shard_bytes}"
+                sized = ["--shard-bytes", str(shard_bytes)] if shard_bytes else []
+                wall, cpu, _ = timed(
+                    [
+                        *cli,
+                        "batch",
+                        "review",
+                        str(logs),
+                        "--out",
+                        str(out),
+                        *view,
+                        *sized,
+                        "--workers",
+                        str(workers),
+                    ]
+                )
+                outputs["batch"] = sorted(
+                    json.dumps(r, ensure_ascii=False)
+                    for r in batch.reviews_of(str(out), settings).values()
+                )
+                name = f"recorder batch review ({shard_bytes // 1024 or 16} KiB)"
+                print(f"{name:34} {workers:>7} {wall:8.1f} {cpu:8.1f} {rounds / cpu:13.1f}")
+                if outputs["batch"] != outputs["review"]:
+                    raise SystemExit("the two commands gave different reviews")
         print("the same reviews from both commands")
 
 
