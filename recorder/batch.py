@@ -63,7 +63,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from sqlite_utils import Database
 
-from recorder import parquet, storage
+from recorder import jsontext, parquet, storage
 from recorder.errors import InputError, RecorderError, TooLarge
 from recorder.ingest import (
     IMPORT_SUFFIXES,
@@ -79,12 +79,17 @@ from recorder.ingest import (
 )
 from recorder.parse import GZIP_MAGIC, Limits, Parsed, RawLine, iter_documents, parse_line
 from recorder.replay import replay
+from recorder.review import VERSION as REVIEW_VERSION
+from recorder.review import Plan, Settings, assemble, plan_review, review_round
+from recorder.reviews import NO_ROUNDS, settings_key
 from recorder.rules import PRESETS
 
 log = logging.getLogger(__name__)
 
-KINDS: Final = ("facts", "replay")
-"""``facts``: every dataset; ``replay``: the verdicts alone (``games`` and ``refused``)."""
+KINDS: Final = ("facts", "replay", "review")
+"""``facts``: every dataset; ``replay``: the verdicts alone (``games`` and ``refused``);
+``review``: every dataset of ``facts`` and the games' reviews (``reviews``,
+``review_decisions``), in a folder of ``facts``."""
 LAYOUT: Final = 1
 """The version of the folder's layout and manifest, in DIR/_batch/state.json."""
 MANIFEST: Final = "_batch"
@@ -92,6 +97,12 @@ DEFAULT_SHARD_BYTES: Final = 32 * 1024 * 1024
 """Bytes of JSON Lines per shard (about 23,000 rounds, some seconds of one worker):
 small enough that work spreads evenly and a retried shard costs little, large enough
 that the scheduler's cost per task (milliseconds) does not count."""
+DEFAULT_REVIEW_SHARD_BYTES: Final = 16 * 1024
+"""Bytes per shard of ``batch review``: a round's review costs from a few hundredths of
+a CPU second (a 2-player block game) to near a minute (three or four sides, drawing:
+docs/benchmarks.md, "Review") where its facts cost tens of microseconds, so a shard holds
+a few games (about 20 rounds): the bar moves often, a killed worker loses little, and the
+cost of a task to the scheduler and the manifest stays a small share of its work."""
 SHARDS_PER_FILE: Final = 16
 MIN_SHARD_BYTES: Final = 1024 * 1024
 """A file is cut into about SHARDS_PER_FILE shards, none smaller than this (unless
@@ -106,7 +117,8 @@ _BLOCK: Final = 256 * 1024
 _WHITESPACE: Final = b" \t\r\n"
 _BOM: Final = b"\xef\xbb\xbf"
 _BUFFER_ROWS: Final = {"ids": 8192, "games": 128, "players": 8192, "rounds": 8192,
-                       "moves": 32768, "refused": 1024}
+                       "moves": 32768, "refused": 1024, "reviews": 1024,
+                       "review_decisions": 8192}
 """Rows of each staging table held before they are written as a row group: a games
 row holds the whole log, so few of them (a worker's memory stays under about 100 MB
 beyond its modules, whatever the shard's size)."""
@@ -149,11 +161,17 @@ class Shard:
     end: int | None
     ordinal: int = 0
     """Its place in the run: the order identity is decided in."""
+    work: str = ""
+    """What is done with it beyond the facts (``batch review``: the review's version and
+    settings), so that a review of a shard is its own task, record and files, apart from
+    the facts of the same shard and from reviews with other settings."""
 
     @property
     def id(self) -> str:
-        text = json.dumps([self.url, self.stamp, self.mode, self.start, self.end])
-        return hashlib.sha256(text.encode()).hexdigest()[:32]
+        parts: list[Any] = [self.url, self.stamp, self.mode, self.start, self.end]
+        if self.work:
+            parts.append(self.work)
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
 
 
 _MAGIC_CHARS: Final = frozenset("*?[")
@@ -458,7 +476,8 @@ def _staging_schemas() -> dict[str, pa.Schema]:
     """Staged tables: the datasets' schemas with the document's place in the shard where
     the game's id will be (``games.id``, the facts' ``game``)."""
     return {"ids": _ID_SCHEMA, "games": parquet.GAMES, "players": parquet.PLAYERS,
-            "rounds": parquet.ROUNDS, "moves": parquet.MOVES, "refused": _STAGED_REFUSED}
+            "rounds": parquet.ROUNDS, "moves": parquet.MOVES, "refused": _STAGED_REFUSED,
+            **parquet.REVIEW_SCHEMAS}
 
 
 STAGING: Final = _staging_schemas()
@@ -484,6 +503,8 @@ class ShardResult:
     internal: int = 0
     """Refusals that are failures of the recorder (``internal/...``)."""
     rounds: int = 0
+    reviewed: int = 0
+    """Rounds reviewed (``batch review``)."""
     seconds: float = 0.0
 
 
@@ -493,8 +514,10 @@ class _Stage:
 
     def __init__(self, fs: fsspec.AbstractFileSystem, folder: str, kind: str) -> None:
         names = ["ids", "games", "refused"]
-        if kind == "facts":
+        if kind in ("facts", "review"):
             names += list(parquet.FACT_DATASETS)
+        if kind == "review":
+            names += list(parquet.REVIEW_DATASETS)
         self._rows: dict[str, list[tuple[Any, ...]]] = {n: [] for n in names}
         self._files = {n: parquet.FileWriter(fs, f"{folder}/{n}.parquet", STAGING[n],
                                              compression=parquet.STAGING_COMPRESSION)
@@ -650,9 +673,11 @@ def _lines(read: Callable[[int], bytes], position: int, shard: Shard, limits: Li
     yield _Tail(newlines), None
 
 
-def process_shard(shard: Shard, out: str, kind: str, limits: Limits) -> ShardResult:
+def process_shard(shard: Shard, out: str, kind: str, limits: Limits,
+                  settings: Settings | None = None) -> ShardResult:
     """The task of one shard: every document's rows into the shard's staging folder, then
-    its record. Deterministic: run twice (a worker killed), it writes the same files."""
+    its record. Deterministic: run twice (a worker killed), it writes the same files.
+    ``settings``: how ``batch review`` reviews each valid game."""
     started = time.perf_counter()
     fs, root = parquet.filesystem(out)
     folder = f"{root}/{MANIFEST}/staging/{shard.id}"
@@ -665,7 +690,10 @@ def process_shard(shard: Shard, out: str, kind: str, limits: Limits) -> ShardRes
             if isinstance(item, _Tail):
                 result.newlines = item.newlines
                 continue
-            _stage_document(stage, importer, shard, pos, item, raw, result)
+            if _stage_document(stage, importer, shard, pos, item, raw, result) and \
+                    kind == "review":
+                assert settings is not None and isinstance(item, Parsed)
+                _stage_review(stage, pos, item.doc, settings, result)
             pos += 1
         stage.close()
     except BaseException:
@@ -677,8 +705,8 @@ def process_shard(shard: Shard, out: str, kind: str, limits: Limits) -> ShardRes
 
 
 def _stage_document(stage: _Stage, importer: _Fresh, shard: Shard, pos: int,
-                    item: Parsed | _Failure, raw: bytes | None, result: ShardResult) -> None:
-    """One document's rows, or its refusal, into the staging tables."""
+                    item: Parsed | _Failure, raw: bytes | None, result: ShardResult) -> bool:
+    """One document's rows, or its refusal, into the staging tables; True for a valid game."""
     if isinstance(item, _Failure):
         error = item.error.to_dict()
         digest = hashlib.sha256(f"{shard.url}\0{error['message']}".encode()).hexdigest()
@@ -686,7 +714,7 @@ def _stage_document(stage: _Stage, importer: _Fresh, shard: Shard, pos: int,
         stage.add("refused", _refused_row(pos, error))
         result.refused += 1
         result.unreadable += 1
-        return
+        return False
     result.documents += 1
     pending = importer._prepare(shard.url, item)
     record = pending.record
@@ -701,7 +729,7 @@ def _stage_document(stage: _Stage, importer: _Fresh, shard: Shard, pos: int,
         stage.add_facts(pos, record)
         result.games += 1
         result.rounds += int(game["rounds_count"] or 0)
-        return
+        return True
     assert pending.outcome is not None and pending.outcome.status == REFUSED
     error = pending.outcome.error or {}
     doc = item.doc
@@ -720,6 +748,53 @@ def _stage_document(stage: _Stage, importer: _Fresh, shard: Shard, pos: int,
     result.refused += 1
     if str(error.get("code", "")).startswith("internal/"):
         result.internal += 1
+    return False
+
+
+def _stage_review(stage: _Stage, pos: int, doc: Any, settings: Settings,
+                  result: ShardResult) -> None:
+    """A valid game's review, round by round, into the staging tables: a ``reviews`` row
+    per round (one of round 0 for a game without a round to review) and a
+    ``review_decisions`` row per decision, under the game's place in the shard.
+
+    A round's review is ``review_round``'s, the function every path calls, so the rows
+    hold what ``recorder review --json`` prints; its limits (positions a decision,
+    decisions a game) are the settings'. The recorder failing on a game (a bug) is
+    logged and counted as an internal failure; the game stays, without a review.
+    """
+    key = settings_key(settings)
+    try:
+        plan = plan_review(doc)
+        if plan.error is not None:  # pragma: no cover - the import accepted it
+            raise RuntimeError(f"the review refuses a game the import accepts: {plan.error}")
+        total = len(plan.before)
+        rounds = [review_round(doc, r, settings, skip=plan.before[r - 1])
+                  for r in range(1, total + 1)]
+    except Exception:
+        log.exception("reviewing the game at %d of its shard failed", pos)
+        result.internal += 1
+        return
+    if not rounds:
+        stage.add("reviews", (pos, key, NO_ROUNDS, REVIEW_VERSION, 0, 0, None,
+                              jsontext.dumps({"round": NO_ROUNDS, "decisions": []})))
+    for obj in rounds:
+        stage.add("reviews", (pos, key, obj["round"], REVIEW_VERSION, total,
+                              len(obj["decisions"]), None, jsontext.dumps(obj)))
+        for d in obj["decisions"]:
+            stage.add("review_decisions", _decision_row(pos, key, obj["round"], d))
+    result.reviewed += len(rounds)
+
+
+def _decision_row(pos: int, key: str, round_no: int, d: dict[str, Any]) -> tuple[Any, ...]:
+    choices = d["choices"]
+    played = choices[d["played"]]
+    values = [c["value"] for c in choices if c["value"] is not None]
+    valued = d["class"] is not None and bool(values)
+    return (pos, key, REVIEW_VERSION, round_no, d["move"], d["player"], len(choices),
+            d["samples"], d["played"], d["best"], played["action"], played["tile"],
+            played["end"], d["loss"], d["class"], played["value"],
+            choices[d["best"]]["value"] if valued else None,
+            min(values) if valued else None)
 
 
 def _refused_row(pos: int, error: dict[str, Any]) -> tuple[Any, ...]:
@@ -854,6 +929,11 @@ class Tally:
     shards: int = 0
     skipped: int = 0
     """Shards done by an earlier run (not read again)."""
+    reviewed: int = 0
+    """Games whose review this run published (``batch review``)."""
+    reviewed_rounds: int = 0
+    """Rounds the run's tasks reviewed (a game already reviewed is reviewed again when
+    it is in a shard not done before, and its review not published twice)."""
 
     @property
     def total(self) -> int:
@@ -880,9 +960,15 @@ def _connect_duckdb(fs: fsspec.AbstractFileSystem, root: str) -> Any:
 
 
 def decide(fs: fsspec.AbstractFileSystem, root: str, shards: Sequence[Shard],
-           bases: dict[str, list[int]], now: str) -> dict[str, Any]:
+           bases: dict[str, list[int]], now: str, review: str | None = None
+           ) -> dict[str, Any]:
     """Decide every staged document of ``shards`` against the games already in the
-    datasets, write each shard's decisions, and return the commit (not yet written)."""
+    datasets, write each shard's decisions, and return the commit (not yet written).
+
+    ``review`` (``batch review``: the settings' key): also which staged reviews are
+    published, a ``review`` decision naming the game's id: that of the first copy of each
+    game in the run (accepted now, or a duplicate of a game stored before) whose game has
+    no review of this version with these settings in the datasets yet."""
     staging = f"{root}/{MANIFEST}/staging"
     files = [f"{staging}/{s.id}/ids.parquet" for s in shards]
     con = _connect_duckdb(fs, root)
@@ -921,6 +1007,20 @@ def decide(fs: fsspec.AbstractFileSystem, root: str, shards: Sequence[Shard],
                       .fetchall())
         con.execute("CREATE TEMP TABLE known AS SELECT DISTINCT content_hash AS hash "
                     "FROM read_parquet(?) WHERE content_hash IS NOT NULL", [refused])
+        reviews = ""
+        if review is not None:
+            done = _duck_paths(fs, parquet.dataset_files(fs, root, "reviews"))
+            con.execute("CREATE TEMP TABLE reviewed AS SELECT DISTINCT game FROM "
+                        "read_parquet(?) WHERE settings = ? AND version = ?",
+                        [done, review, REVIEW_VERSION])
+            con.execute(
+                "CREATE TEMP TABLE r AS SELECT ord, pos, wid FROM ("
+                "  SELECT *, row_number() OVER (PARTITION BY wid ORDER BY o) AS n FROM v "
+                "  WHERE verdict IN ('accept', 'duplicate')) d "
+                "WHERE n = 1 AND NOT EXISTS (SELECT 1 FROM reviewed WHERE game = d.wid)")
+            counts["review"] = int(con.execute("SELECT count(*) FROM r").fetchall()[0][0])
+            reviews = ("UNION ALL SELECT ord, pos::INTEGER, 'review', wid, NULL::VARCHAR "
+                       "FROM r ")
         reader = con.sql(
             "SELECT ord, pos::INTEGER AS pos, verdict, wid AS id, wat AS at FROM v "
             "WHERE verdict = 'accept' UNION ALL "
@@ -928,7 +1028,7 @@ def decide(fs: fsspec.AbstractFileSystem, root: str, shards: Sequence[Shard],
             "  SELECT *, row_number() OVER (PARTITION BY hash ORDER BY o) AS n FROM v "
             "  WHERE verdict IN ('refuse', 'conflict')) d "
             "WHERE n = 1 AND NOT EXISTS (SELECT 1 FROM known WHERE known.hash = d.hash) "
-            "ORDER BY ord, pos").to_arrow_reader(64 * 1024)
+            + reviews + "ORDER BY ord, pos").to_arrow_reader(64 * 1024)
         _write_decisions(fs, root, shards, reader)
     finally:
         con.close()
@@ -993,16 +1093,23 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
     decisions = _read_all(fs, _decisions_path(root, shard.id)) \
         if fs.exists(_decisions_path(root, shard.id)) else _DECISIONS.empty_table()
     accepted = decisions.filter(pc.equal(decisions.column("verdict"), "accept"))
-    positions = accepted.column("pos")
-    new_ids = accepted.column("id")
-    by_pos = ids.take(pc.index_in(positions, value_set=ids.column("pos")))
-    presets = by_pos.column("preset")
-    names = ("games", *parquet.FACT_DATASETS) if kind == "facts" else ("games",)
+    reviewed = decisions.filter(pc.equal(decisions.column("verdict"), "review"))
+    chosen: dict[str, tuple[Any, Any, Any]] = {}
+    for verdict, rows in (("accept", accepted), ("review", reviewed)):
+        by_pos = ids.take(pc.index_in(rows.column("pos"), value_set=ids.column("pos")))
+        chosen[verdict] = (rows.column("pos"), rows.column("id"), by_pos.column("preset"))
+    names: tuple[str, ...] = ("games",)
+    if kind in ("facts", "review"):
+        names += parquet.FACT_DATASETS
+    if kind == "review":
+        names += parquet.REVIEW_DATASETS
     writers = {n: parquet.PartitionedWriter(fs, root, n, shard.id) for n in names}
     writers["refused"] = parquet.PartitionedWriter(fs, root, "refused", shard.id)
     try:
         for name in names:
             column = "id" if name == "games" else "game"
+            positions, new_ids, presets = \
+                chosen["review" if name in parquet.REVIEW_DATASETS else "accept"]
             for batch in parquet.iter_batches(fs, f"{staging}/{name}.parquet",
                                               batch_rows=_READ_ROWS.get(name, 64 * 1024)):
                 found = pc.index_in(batch.column(column), value_set=positions)
@@ -1014,14 +1121,18 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
                                          pc.take(new_ids, found))
                 if name == "games":
                     batch = _stamped(batch, now)
+                elif name == "reviews":
+                    at = pa.array([now] * batch.num_rows, pa.string())
+                    batch = batch.set_column(batch.schema.get_field_index("reviewed_at"),
+                                             "reviewed_at", at)
                 row_presets = pc.take(presets, found)
                 for preset in pc.unique(row_presets).to_pylist():
                     rows = batch.filter(pc.equal(row_presets, preset)) \
                         if preset is not None else batch.filter(pc.is_null(row_presets))
                     writers[name].add_table(preset, pa.Table.from_batches([rows]))
         _publish_refusals(fs, staging, shard, ids, decisions, bases, now, writers["refused"])
-        if kind == "facts":
-            _count_shard(fs, staging, positions, new_ids, now)
+        if kind in ("facts", "review"):
+            _count_shard(fs, staging, *chosen["accept"][:2], now)
         for writer in writers.values():
             writer.close()
     except BaseException:
@@ -1101,7 +1212,8 @@ def _publish_refusals(fs: fsspec.AbstractFileSystem, staging: str, shard: Shard,
                       writer: parquet.PartitionedWriter) -> None:
     """The shard's kept refusals, each with its place in the file and its error, a few
     thousand at a time (a shard of bad lines holds many)."""
-    kept = decisions.filter(pc.invert(pc.equal(decisions.column("verdict"), "accept")))
+    kept = decisions.filter(pc.is_in(decisions.column("verdict"),
+                                     value_set=pa.array(["refuse", "conflict"])))
     if not kept.num_rows:
         return
     staged = _read_all(fs, f"{staging}/refused.parquet")
@@ -1216,27 +1328,34 @@ def _gather(client: Any, futures: Sequence[Any], bar: Callable[..., Any]) -> Ite
 def run(sources: Sequence[str], out: str, kind: str, *, scheduler: str | None = None,
         workers: int = 2, shard_bytes: int = DEFAULT_SHARD_BYTES,
         limits: Limits | None = None, progress: Progress | None = None,
-        client: Any = None) -> Report:
+        client: Any = None, settings: Settings | None = None) -> Report:
     """One ``recorder batch`` run (see the module's doc); raises BatchError for what stops
-    it before it starts, and lets a failed task's error through (run it again)."""
+    it before it starts, and lets a failed task's error through (run it again).
+    ``settings``: how ``batch review`` reviews (default: ``recorder review``'s)."""
     if kind not in KINDS:
         raise BatchError(f"no batch {kind!r}: {', '.join(KINDS)}")
     started = time.perf_counter()
     lim = limits or Limits()
+    review = (settings or Settings()) if kind == "review" else None
+    work = review_work(review) if review is not None else ""
     files = expand_sources(sources)
     fs, root = parquet.filesystem(out)
     report = Report(out, kind)
     bar_for = progress or (lambda step, total, _: lambda n=1, **kw: None)
     with folder_lock(fs, root):
-        open_state(fs, root, kind)
+        open_state(fs, root, "facts" if kind == "review" else kind)
+        if review is not None:
+            parquet.write_empty_files(fs, root, counters=True, reviews=True)
         with (_borrowed(client) if client is not None else
               dask_client(scheduler, workers)) as dask:
             at = report.timed("cluster", started)
             pending = _read_json(fs, f"{root}/{MANIFEST}/commit.json")
             if pending is not None:  # a run stopped after deciding: publish as decided
-                _publish(dask, fs, root, out, kind, pending, bar_for, report)
+                was = pending.get("kind") or ("facts" if kind == "review" else kind)
+                _publish(dask, fs, root, out, was, pending, bar_for, report)
                 at = report.timed("publish", at)
-            shards = _plan(dask, fs, root, files, shard_bytes, lim, bar_for)
+            shards = [Shard(**{**asdict(s), "work": work}) for s in
+                      _plan(dask, fs, root, files, shard_bytes, lim, bar_for)]
             at = report.timed("plan", at)
             records = read_records(fs, root)
             todo = [s for s in shards if s.id not in records]
@@ -1251,10 +1370,12 @@ def run(sources: Sequence[str], out: str, kind: str, *, scheduler: str | None = 
                     update(1, rounds=rounds[0])
 
                 futures = dask.map(process_shard, todo, out=out, kind=kind, limits=lim,
+                                   settings=review,
                                    key=[f"recorder-{kind}-{s.id}-{uuid.uuid4().hex[:8]}"
                                         for s in todo], retries=2)
                 for result in _gather(dask, futures, moved):
                     records[result.id] = result
+                    report.tally.reviewed_rounds += result.reviewed
                 at = report.timed(kind, at)
             staged = [s for s in shards if records[s.id].status == "staged"]
             for s in staged:
@@ -1264,7 +1385,10 @@ def run(sources: Sequence[str], out: str, kind: str, *, scheduler: str | None = 
                 report.tally.internal += r.internal
             if staged:
                 now = storage.utc_now()
-                commit = decide(fs, root, staged, line_bases(shards, records), now)
+                commit = decide(fs, root, staged, line_bases(shards, records), now,
+                                review=None if review is None else settings_key(review))
+                if kind == "review":
+                    commit["kind"] = kind  # a run stopped now is published as a review
                 parquet.write_bytes_atomic(fs, f"{root}/{MANIFEST}/commit.json",
                                            json.dumps(commit, sort_keys=True).encode())
                 at = report.timed("commit", at)
@@ -1277,6 +1401,35 @@ def run(sources: Sequence[str], out: str, kind: str, *, scheduler: str | None = 
 @contextmanager
 def _borrowed(client: Any) -> Iterator[Any]:
     yield client
+
+
+def review_work(settings: Settings) -> str:
+    """What a shard's review is known by: the review's version and the settings' key (a
+    review made otherwise is other work, with its own records and files)."""
+    return f"review/{REVIEW_VERSION}/{settings_key(settings)}"
+
+
+def reviews_of(out: str, settings: Settings) -> dict[int, dict[str, Any]]:
+    """Every game's review in the datasets made with ``settings`` by this version, by
+    ``games.id``: the object ``recorder review --json`` prints for the game's log, put
+    together from its rounds' rows as the SQLite store does (``recorder.review.assemble``).
+    For tests and checks: it reads the whole datasets."""
+    key = settings_key(settings)
+    games = {g["id"]: g for g in parquet.read_dataset(
+        out, "games", ["id", "game_id", "status", "player_count"]).to_pylist()}
+    rounds: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for row in parquet.read_dataset(out, "reviews").to_pylist():
+        if row["settings"] == key and row["version"] == REVIEW_VERSION:
+            found = rounds.setdefault(row["game"], [])
+            if row["round"] != NO_ROUNDS:
+                found.append((row["round"], json.loads(row["body"])))
+    out_reviews = {}
+    for game, found in rounds.items():
+        g = games[game]
+        plan = Plan(g["status"], int(g["player_count"] or 0), [])
+        out_reviews[game] = assemble({"game_id": g["game_id"]}, settings, plan,
+                                     [obj for _, obj in sorted(found, key=lambda x: x[0])])
+    return out_reviews
 
 
 def _plan(dask: Any, fs: fsspec.AbstractFileSystem, root: str, files: Sequence[SourceFile],
@@ -1323,9 +1476,10 @@ def _publish(dask: Any, fs: fsspec.AbstractFileSystem, root: str, out: str, kind
                                 for s in todo], retries=2)
         for _ in _gather(dask, futures, lambda _: update(1)):
             pass
-    if kind == "facts":
+    if kind in ("facts", "review"):
         _roll_up(fs, root, shards, commit)
     counts = commit["counts"]
+    report.tally.reviewed += counts.get("review", 0)
     report.tally.accepted += counts.get("accept", 0)
     report.tally.duplicate += counts.get("duplicate", 0)
     report.tally.refused += counts.get("refuse", 0) + counts.get("conflict", 0)

@@ -1,4 +1,4 @@
-"""The archive's commands: ``batch facts|replay`` (on Dask) and ``export --parquet``.
+"""The archive's commands: ``batch facts|replay|review`` (on Dask) and ``export --parquet``.
 
 They need the ``scale`` extra (dask[distributed], pyarrow, duckdb, fsspec), imported
 only when one of them runs: without it they say in one line what to install, and every
@@ -104,7 +104,8 @@ def _batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--workers", type=click.IntRange(1, 256), default=None, metavar="N",
                      help="Worker processes of the local cluster [default: one per core]."),
         click.option("--shard-bytes", type=click.IntRange(4096), default=None, metavar="N",
-                     help="Bytes of JSON Lines per task [default: 32 MiB]."),
+                     help="Bytes of JSON Lines per task [default: 32 MiB; 16 KiB for "
+                          "'batch review']."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -121,6 +122,7 @@ def batch_group() -> None:
       recorder batch facts 's3://bucket/logs/*.jsonl.gz' --out s3://bucket/facts \\
           --scheduler tcp://scheduler:8786
       recorder batch replay archive.jsonl --out verdicts/       verdicts, no facts
+      recorder batch review archive.jsonl --out facts/ --view perfect    and reviews
     """
 
 
@@ -161,20 +163,56 @@ def batch_replay(sources: tuple[str, ...], out: str, scheduler: str | None,
     _batch("replay", sources, out, scheduler, workers, shard_bytes)
 
 
+@batch_group.command("review")
+@_batch_options
+@click.option("--view", type=click.Choice(["player", "perfect"]), default="player",
+              show_default=True, help="What the mover is taken to know, as for 'recorder "
+              "review': their hand and the table (player), or every hand (perfect).")
+@click.option("--samples", type=click.IntRange(1, 1000), default=None, metavar="N",
+              help="Deals solved per decision, at most, in the player view [default: 24].")
+@click.option("--seed", default="review", show_default=True,
+              help="Seeds the player view's deals: the same seed, the same review.")
+def batch_review(sources: tuple[str, ...], out: str, scheduler: str | None,
+                 workers: int | None, shard_bytes: int | None, view: str,
+                 samples: int | None, seed: str) -> None:
+    """Every game's review (what 'recorder review --json' gives) as Parquet, beside
+    its facts: the datasets of 'batch facts', and reviews and review_decisions.
+
+    SOURCES and exit codes as for 'batch facts', whose folder it writes to: a game
+    whose review with the same settings, by the same version of the review, is in the
+    folder gets no second one; reviews with other settings are kept beside, apart
+    (docs/scale.md).
+
+    \b
+    Examples:
+      recorder batch review archive/ --out facts/ --workers 2
+      recorder batch review logs.jsonl.gz --out facts/ --view perfect
+      recorder batch review s3://logs/2026/ --out s3://warehouse/facts --samples 64 \\
+          --scheduler tcp://scheduler.internal:8786
+    """
+    require_scale("recorder batch review")
+    from recorder.review import DEFAULT_SAMPLES, Settings
+
+    settings = Settings(view=view, samples=samples or DEFAULT_SAMPLES, seed=seed)
+    _batch("review", sources, out, scheduler, workers, shard_bytes, settings)
+
+
 def _batch(kind: str, sources: tuple[str, ...], out: str, scheduler: str | None,
-           workers: int | None, shard_bytes: int | None) -> None:
+           workers: int | None, shard_bytes: int | None, settings: Any = None) -> None:
     require_scale(f"recorder batch {kind}")
     from distributed.scheduler import KilledWorker
 
     from recorder import batch
     from recorder.pool import default_workers
 
+    default_bytes = batch.DEFAULT_REVIEW_SHARD_BYTES if kind == "review" \
+        else batch.DEFAULT_SHARD_BYTES
     open_bar, bars = _bars()
     try:
         report = batch.run(
             sources, out, kind, scheduler=scheduler,
             workers=workers if workers is not None else default_workers(),
-            shard_bytes=shard_bytes or batch.DEFAULT_SHARD_BYTES, progress=open_bar)
+            shard_bytes=shard_bytes or default_bytes, progress=open_bar, settings=settings)
     except batch.BatchError as exc:
         raise click.ClickException(str(exc)) from exc
     except (OSError, RuntimeError, ValueError, KilledWorker) as exc:
@@ -198,6 +236,9 @@ def _batch(kind: str, sources: tuple[str, ...], out: str, scheduler: str | None,
         f"{tally.total} games in {report.seconds:.1f}s ({rate:,.0f} rounds/s): "
         f"{tally.accepted} accepted, {tally.duplicate} duplicate, {tally.refused} refused; "
         f"{tally.shards} shards, {tally.skipped} done before -> {out}")
+    if kind == "review":
+        click.echo(f"{tally.reviewed} games' reviews published ({tally.reviewed_rounds} "
+                   "rounds reviewed)")
     click.echo("seconds: " + ", ".join(f"{step} {t:.1f}" for step, t in report.steps.items()),
                err=True)
     if tally.internal:

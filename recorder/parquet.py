@@ -7,6 +7,7 @@ folder (local or any fsspec URL) holding five datasets::
     DIR/players/preset=classic/part-<tag>.parquet
     DIR/rounds/...   DIR/moves/...
     DIR/refused/preset=<preset, or __HIVE_DEFAULT_PARTITION__>/part-<tag>.parquet
+    DIR/reviews/...  DIR/review_decisions/...   (``recorder batch review`` only)
     DIR/_batch/      the runs' manifest (``recorder.batch``), never read as data
 
 ``games``, ``players``, ``rounds`` and ``moves`` have the names, columns and column order
@@ -116,6 +117,33 @@ import reports them), the hash it is known by (its content hash, or for a docume
 could not be parsed the SHA-256 of its bytes), and when it was refused."""
 
 
+REVIEWS: Final = pa.schema([
+    ("game", _I64), ("settings", _STR), ("round", _I32), ("version", _I32),
+    ("rounds", _I32), ("decisions", _I32), ("reviewed_at", _STR), ("body", _STR),
+])
+"""One row per reviewed round (``recorder batch review``), as the SQLite store's
+``round_reviews`` holds it: the game (``games.id``), the settings' key
+(``recorder.reviews.settings_key``), the round (0: the one row of a game without a round
+to review), the review's version, the game's rounds, the round's decisions, when it was
+published, and the round's review object as compact JSON text (what ``review_round``
+returns)."""
+
+REVIEW_DECISIONS: Final = pa.schema([
+    ("game", _I64), ("settings", _STR), ("version", _I32), ("round", _I32), ("move", _I32),
+    ("player", _I32), ("choices", _I32), ("samples", _I32), ("played", _I32),
+    ("best", _I32), ("action", _STR), ("tile", _STR), ("end", _STR), ("loss", _F64),
+    ("class", _STR), ("played_value", _F64), ("best_value", _F64), ("worst_value", _F64),
+])
+"""One row per decision of the ``reviews`` rows, for queries: its place (round, move,
+the mover's seat), how many choices it had, the samples solved, the indexes of the played
+and the best choice, what was played, the loss and its class, and the played, best and
+worst choices' values (null, with ``class``, for a decision left unvalued)."""
+
+REVIEW_SCHEMAS: Final[dict[str, pa.Schema]] = {
+    "reviews": REVIEWS, "review_decisions": REVIEW_DECISIONS,
+}
+REVIEW_DATASETS: Final = tuple(REVIEW_SCHEMAS)
+
 
 def _counter_schema(keys: Sequence[str], counters: Sequence[str]) -> pa.Schema:
     """A counter table's key (``players`` and ``position`` int32, the rest text) and its
@@ -157,6 +185,11 @@ SCHEMAS: Final[dict[str, pa.Schema]] = {
 }
 DATASETS: Final = tuple(SCHEMAS)
 FACT_DATASETS: Final = ("players", "rounds", "moves")
+
+
+def schema_of(dataset: str) -> pa.Schema:
+    """The schema of a partitioned dataset: a fact dataset's or a review dataset's."""
+    return SCHEMAS[dataset] if dataset in SCHEMAS else REVIEW_SCHEMAS[dataset]
 
 
 # ---------------------------------------------------------------------------------------
@@ -289,7 +322,7 @@ class PartitionedWriter:
     def __init__(self, fs: fsspec.AbstractFileSystem, root: str, dataset: str, tag: str,
                  *, buffer_rows: int = 64 * 1024, file_rows: int | None = None) -> None:
         self.fs, self.root, self.dataset, self.tag = fs, root, dataset, tag
-        self.schema = SCHEMAS[dataset]
+        self.schema = schema_of(dataset)
         self.buffer_rows = buffer_rows if file_rows is None else min(buffer_rows, file_rows)
         self.file_rows = file_rows
         """With a number, a preset's rows go to files of about that many rows each
@@ -352,11 +385,13 @@ class PartitionedWriter:
 
 
 def write_empty_files(fs: fsspec.AbstractFileSystem, root: str, *,
-                      counters: bool = False) -> None:
+                      counters: bool = False, reviews: bool = False) -> None:
     """The zero-row file of each dataset (and with ``counters``, of each counters
-    dataset), so an empty dataset reads with its types."""
+    dataset; with ``reviews``, of each review dataset), so an empty dataset reads with
+    its types. Files already there are left as they are."""
+    partitioned = {**SCHEMAS, **(REVIEW_SCHEMAS if reviews else {})}
     paths = {f"{root}/{name}/{partition_name(None)}/{EMPTY_FILE}": schema
-             for name, schema in SCHEMAS.items()}
+             for name, schema in partitioned.items()}
     if counters:
         paths.update({f"{root}/{name}/{EMPTY_FILE}": schema
                       for name, schema in COUNTERS.items()})
@@ -374,7 +409,7 @@ def read_dataset(url: str, dataset: str, columns: Sequence[str] | None = None) -
     """One whole dataset as a table of its schema (every partition; for tests and checks:
     it holds the whole dataset in memory)."""
     fs, root = filesystem(url)
-    schema = SCHEMAS[dataset]
+    schema = schema_of(dataset)
     names = list(columns) if columns is not None else schema.names
     tables = []
     for path in dataset_files(fs, root, dataset):

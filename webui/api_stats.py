@@ -23,7 +23,7 @@ from flask import Blueprint, Response, request
 from recorder import figures, query, review_stats, stats, storage
 from recorder.stats import METRICS, Reader, StatsFilter
 from webui.api import _integer, _moment, envelope, fail, frontend_filter
-from webui.db import get_db, get_stats
+from webui.db import get_reviews, get_stats
 
 bp = Blueprint("api_stats", __name__, url_prefix="/api/stats")
 
@@ -360,7 +360,7 @@ def variants() -> Response:
     """Every variant under the filters with the figures a designer reads first."""
     flt = stats_filter()
     table = figures.variant_figures(Reader(get_stats(), flt))
-    decisions = {row["variant"]: row for row in review_stats.variant_decisions(get_db())}
+    decisions = {row["variant"]: row for row in review_stats.variant_decisions(get_reviews())}
     keys = ("domino_share", "blocked_share", "target_share", "round_moves", "game_rounds",
             "game_moves", "first_round_wins", "first_game_wins", "points_per_round",
             "bonus_share")
@@ -498,7 +498,7 @@ def player(player_id: str) -> Response:
         "comparison": within,
         "metrics": metrics,
         "population": spread,
-        "accuracy": review_stats.player_accuracy(get_db(), player_id, within["variant"],
+        "accuracy": review_stats.player_accuracy(get_reviews(), player_id, within["variant"],
                                                  within["players"]),
         "breakdown": breakdown,
         "history_variants": _history_variants(history),

@@ -6,10 +6,13 @@ connection never holds a WAL snapshot longer than the request that needs it.
 
 The statistics ask :func:`get_stats`: the same connection, or, when the app is given a
 warehouse (``WAREHOUSE``, ``RECORDER_WAREHOUSE``), the app's one DuckDB database over
-the Parquet datasets (:mod:`recorder.warehouse`), opened with the app.
+the Parquet datasets (:mod:`recorder.warehouse`), opened with the app; the review
+statistics ask :func:`get_reviews`, the warehouse's reviews in the same way.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from flask import Flask, current_app, g
 from sqlite_utils import Database
@@ -36,6 +39,20 @@ def get_stats() -> query.Backend:
         backend: query.Backend = warehouse
         return backend
     return query.SQLiteBackend(get_db())
+
+
+def get_reviews() -> Any:
+    """What the review statistics (:mod:`recorder.review_stats`) are read from: the
+    warehouse's reviews (``recorder batch review``) if the app has a warehouse that holds
+    some, else the SQLite store's."""
+    warehouse = current_app.extensions.get(WAREHOUSE_KEY)
+    if warehouse is not None:
+        from recorder.warehouse_reviews import review_tables
+
+        tables = review_tables(warehouse)
+        if tables is not None:
+            return tables
+    return get_db()
 
 
 def close_db(_exc: BaseException | None = None) -> None:
