@@ -41,9 +41,11 @@ DECISION_POSITIONS: Final = 2_000_000
 #: round's later decisions are listed unvalued (each decision also has the smaller of
 #: DECISION_POSITIONS and what the round has left). Per round, not per game: rounds are
 #: reviewed apart and in parallel, so a game's running total would make a round's review
-#: depend on the order the rounds were done in. Measured on the sample games (the
-#: largest round with the default settings searched REPLACE positions).
-ROUND_POSITIONS: Final = 50_000_000
+#: depend on the order the rounds were done in. Above what any sample game's round can
+#: search with the default settings: none has more than 29 decisions (two sets, four
+#: players; 21 otherwise), each stopped at DECISION_POSITIONS, and the largest measured
+#: (kozel, 3 players, perfect view) searched 6.5 million (docs/benchmarks.md).
+ROUND_POSITIONS: Final = 60_000_000
 #: decisions valued in one game, at most; later ones are listed unvalued
 MAX_DECISIONS: Final = 1_000
 MAX_SAMPLES: Final = 1_000
