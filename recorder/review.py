@@ -44,7 +44,7 @@ DECISION_POSITIONS: Final = 2_000_000
 #: depend on the order the rounds were done in. Above what any sample game's round can
 #: search with the default settings: none has more than 29 decisions (two sets, four
 #: players; 21 otherwise), each stopped at DECISION_POSITIONS, and the largest measured
-#: (kozel, 3 players, perfect view) searched 6.5 million (docs/benchmarks.md).
+#: (spilop, 2 players, perfect view) searched 14.4 million (docs/benchmarks.md).
 ROUND_POSITIONS: Final = 60_000_000
 #: decisions valued in one game, at most; later ones are listed unvalued
 MAX_DECISIONS: Final = 1_000
