@@ -27,7 +27,7 @@ from recorder.solver import Estimate, SearchLimit, Seen, Solver, estimate, perfe
 
 FORMAT: Final = "domino-review/1"
 #: bumped whenever a review of the same log with the same settings could change
-VERSION: Final = 1
+VERSION: Final = 2
 VIEWS: Final = ("player", "perfect")
 DEFAULT_VIEW: Final = "player"
 #: deals solved for each decision of the player view, at most (sampling stops earlier
@@ -37,6 +37,15 @@ DEFAULT_SEED: Final = "review"
 #: positions the solver may visit for one decision, all its samples together; past it
 #: the samples solved so far stand (none solved: the decision is left unvalued)
 DECISION_POSITIONS: Final = 2_000_000
+#: positions the solver may visit for one round, all its decisions together; past it the
+#: round's later decisions are listed unvalued (each decision also has the smaller of
+#: DECISION_POSITIONS and what the round has left). Per round, not per game: rounds are
+#: reviewed apart and in parallel, so a game's running total would make a round's review
+#: depend on the order the rounds were done in. Above what any sample game's round can
+#: search with the default settings: none has more than 29 decisions (two sets, four
+#: players; 21 otherwise), each stopped at DECISION_POSITIONS, and the largest measured
+#: (spilop, 2 players, perfect view) searched 14.4 million (docs/benchmarks.md).
+ROUND_POSITIONS: Final = 60_000_000
 #: decisions valued in one game, at most; later ones are listed unvalued
 MAX_DECISIONS: Final = 1_000
 MAX_SAMPLES: Final = 1_000
@@ -49,6 +58,10 @@ CLASSES: Final = (("best", 0.0), ("good", 2.0), ("inaccuracy", 5.0), ("mistake",
 _EPS: Final = 1e-9
 #: decimals of the values, errors and losses in the review
 DIGITS: Final = 4
+#: why a decision was left unvalued (its ``unvalued``; null when it was valued): the
+#: decision's own positions ran out before one deal was solved, the round's did, or the
+#: game had valued its MAX_DECISIONS decisions already
+UNVALUED: Final = ("positions", "round", "decisions")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +73,17 @@ class Settings:
     seed: str = DEFAULT_SEED
     positions: int = DECISION_POSITIONS
     max_decisions: int = MAX_DECISIONS
+    round_positions: int = ROUND_POSITIONS
 
     def __post_init__(self) -> None:
         if self.view not in VIEWS:
             raise ValueError(f"the view is player or perfect, not {self.view!r}")
         if not 1 <= self.samples <= MAX_SAMPLES:
             raise ValueError(f"samples go from 1 to {MAX_SAMPLES}, not {self.samples}")
+        for name in ("positions", "round_positions", "max_decisions"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"{name} is a whole number from 1, not {value!r}")
 
 
 def classify(loss: float) -> str:
@@ -178,6 +196,13 @@ def review_round(doc: Any, round_no: int, settings: Settings = Settings(), *,
     ``skip``: decisions of the game before this round; those past
     ``settings.max_decisions`` in the game are listed unvalued.
     """
+    return round_work(doc, round_no, settings, skip=skip)[0]
+
+
+def round_work(doc: Any, round_no: int, settings: Settings = Settings(), *,
+               skip: int = 0) -> tuple[dict[str, Any], int]:
+    """:func:`review_round`, and the positions its search visited (for the limits'
+    measurements: bench/review_samples.py)."""
     game = open_game(doc)
     rules = game.rules
     decisions: list[dict[str, Any]] = []
@@ -197,32 +222,50 @@ def review_round(doc: Any, round_no: int, settings: Settings = Settings(), *,
             move = event.move
             legal = state.legal_moves(move.player)
             if len(legal) > 1:
-                valued = count < settings.max_decisions
+                # the round's positions left: counted from this round's own solver, so
+                # the budget is the same whoever reviews the round, in any order
+                left = settings.round_positions - solver.nodes
+                if count >= settings.max_decisions:
+                    why: str | None = "decisions"
+                elif left <= 0:
+                    why = "round"
+                else:
+                    why = None
+                budget = min(settings.positions, left)
                 decisions.append(_decision(solver, seen, state, event.move_no, move, legal,
-                                           settings if valued else None, round_no))
+                                           settings, round_no, budget, why))
                 count += 1
             seen.record(state, move)
-    return {"round": round_no, "decisions": decisions}
+    return {"round": round_no, "decisions": decisions}, solver.nodes if solver else 0
 
 
 def _decision(solver: Solver, seen: Seen, state: Round, move_no: int, move: Move,
-              legal: list[Move], settings: Settings | None, round_no: int) -> dict[str, Any]:
+              legal: list[Move], settings: Settings, round_no: int, budget: int,
+              why: str | None) -> dict[str, Any]:
+    """One decision's object; ``why`` (:data:`UNVALUED`) set: listed without values.
+
+    ``budget`` bounds its search: ``settings.positions``, or less when the round has less
+    left, in which case a decision that ran out is unvalued for the round's sake."""
     seat = move.player
     codes = state.move_codes(seat)
     played = _played(state, move, codes)
     est: Estimate | None = None
-    if settings is not None:
-        if settings.view == "perfect":
-            solver.limit = settings.positions
-            try:
+    if why is None:
+        # the bound holds for every search of the decision, the single consistent
+        # deal's included (estimate sets its own limit for each sampled deal)
+        solver.limit = budget
+        try:
+            if settings.view == "perfect":
                 est = perfect(solver, state, seat)
-            except SearchLimit:
-                est = None  # too large to solve within the limit
-            solver.limit = 0
-        else:
-            est = estimate(solver, state, seat, seen, samples=settings.samples,
-                           seed=f"{settings.seed}/{round_no}/{move_no}",
-                           budget=settings.positions)
+            else:
+                est = estimate(solver, state, seat, seen, samples=settings.samples,
+                               seed=f"{settings.seed}/{round_no}/{move_no}",
+                               budget=budget)
+        except SearchLimit:
+            est = None  # too large to solve within the limit
+        solver.limit = 0
+        if est is None:
+            why = "positions" if budget >= settings.positions else "round"
     choices = []
     for i, option in enumerate(legal):
         code = codes[i]
@@ -237,7 +280,7 @@ def _decision(solver: Solver, seen: Seen, state: Round, move_no: int, move: Move
         })
     out: dict[str, Any] = {"move": move_no, "player": seat, "samples": 0,
                            "choices": choices, "played": played, "best": None,
-                           "loss": None, "class": None}
+                           "loss": None, "class": None, "unvalued": why}
     if est is not None:
         best = est.best()
         loss = max(0.0, est.values[best] - est.values[played])
@@ -344,10 +387,24 @@ def report_text(review: dict[str, Any], ids: Sequence[str], where: str = "",
             lines.append(f"    round {r}, move {d['move']}: {who} played {_choice(played)}"
                          f" ({_signed(played['value'])}); best {_choice(best)} "
                          f"({_signed(best['value'])}): {loss:.2f} lost, {d['class']}")
-    unvalued = sum(1 for r in review["rounds"] for d in r["decisions"] if d["class"] is None)
+    unvalued = [(r["round"], d.get("unvalued") or "positions") for r in review["rounds"]
+                for d in r["decisions"] if d["class"] is None]
     if unvalued:
-        lines.append(f"  {unvalued} decisions left unvalued (limits: docs/review.md)")
+        why = []
+        for name, text in _UNVALUED_TEXT:
+            rounds = sorted({r for r, w in unvalued if w == name})
+            n = sum(1 for _, w in unvalued if w == name)
+            if n:
+                where = ", ".join(str(r) for r in rounds)
+                why.append(f"{n} {text} (round{'s' if len(rounds) > 1 else ''} {where})")
+        lines.append(f"  {len(unvalued)} decisions left unvalued: {'; '.join(why)} "
+                     "(limits: docs/review.md)")
     return "\n".join(lines)
+
+
+_UNVALUED_TEXT: Final = (("positions", "past the positions of a decision"),
+                          ("round", "past the positions of a round"),
+                          ("decisions", "past the decisions of a game"))
 
 
 def _choice(c: dict[str, Any]) -> str:
@@ -359,6 +416,25 @@ def _signed(x: float) -> str:
     return f"{x:+.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x):+d}"
 
 
-__all__ = ["BOT_POSITIONS", "BOT_SAMPLES", "CLASSES", "DEFAULT_SAMPLES", "DEFAULT_SEED",
-           "FORMAT", "Plan", "ReviewBot", "Settings", "assemble", "classify", "plan_review",
-           "refused", "report_text", "review_game", "review_round", "summarize"]
+__all__ = [
+    "BOT_POSITIONS",
+    "BOT_SAMPLES",
+    "CLASSES",
+    "DEFAULT_SAMPLES",
+    "DEFAULT_SEED",
+    "FORMAT",
+    "ROUND_POSITIONS",
+    "UNVALUED",
+    "Plan",
+    "ReviewBot",
+    "Settings",
+    "assemble",
+    "classify",
+    "plan_review",
+    "refused",
+    "report_text",
+    "review_game",
+    "review_round",
+    "round_work",
+    "summarize",
+]

@@ -48,7 +48,8 @@ def settings_key(settings: Settings) -> str:
         head = "perfect"
     else:
         head = f"player samples={settings.samples} seed={settings.seed}"
-    return f"{head} positions={settings.positions} decisions={settings.max_decisions}"
+    return (f"{head} positions={settings.positions} round_positions={settings.round_positions}"
+            f" decisions={settings.max_decisions}")
 
 
 def pack(obj: dict[str, Any]) -> bytes:

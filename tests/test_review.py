@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from recorder.engine import Match, Move
+from recorder.engine import Move
 from recorder.replay import MoveEvent, open_game, walk
 from recorder.review import (
     CLASSES,
@@ -29,7 +28,6 @@ from recorder.review import (
 from recorder.rules import Ruleset
 from recorder.simulate import simulate_game
 
-ROOT = Path(__file__).resolve().parent.parent
 SMALL_BLOCK = {"preset": "openspiel-block", "options": {"hand_size": 4, "hands": 3}}
 SMALL_DRAW = {"preset": "classic", "options": {"hand_size": 3, "stock_floor": 20,
                                                 "target": 15}}
@@ -170,8 +168,9 @@ def test_decisions_past_the_limit_are_listed_unvalued() -> None:
     review = review_game(doc, Settings(view="perfect", max_decisions=2))
     decisions = [d for r in review["rounds"] for d in r["decisions"]]
     assert len(decisions) > 2
-    assert all(d["class"] is not None for d in decisions[:2])
+    assert all(d["class"] is not None and d["unvalued"] is None for d in decisions[:2])
     assert all(d["class"] is None and d["loss"] is None and d["best"] is None
+               and d["unvalued"] == "decisions"
                and all(c["value"] is None for c in d["choices"]) for d in decisions[2:])
     assert sum(p["decisions"] for p in review["players"]) == 2
 
@@ -188,25 +187,6 @@ def test_classes_cover_every_loss_in_order() -> None:
     assert classify(1e-12) == "best"
     names = [name for name, _ in CLASSES]
     assert [classify(x) for x in (0, 1, 3, 7, 50)] == names
-
-
-@pytest.mark.parametrize("path", sorted((ROOT / "sample_games").glob("*.jsonl")),
-                         ids=lambda p: p.stem)
-def test_every_sample_game_s_first_round_is_reviewed(path: Path) -> None:
-    """Every preset's sample game: its first round's last decisions in the player view,
-    with few samples and a small search budget (the suite's time budget), valued or
-    honestly left unvalued, never an error."""
-    doc = json.loads(path.read_text().splitlines()[0])
-    match = Match(Ruleset.from_spec(doc["ruleset"]), len(doc["players"]))
-    assert match.players == len(doc["players"])
-    settings = Settings(view="player", samples=2, positions=20_000)
-    first = review_round(doc, 1, settings)
-    assert first["round"] == 1
-    assert first["decisions"], path.name
-    for d in first["decisions"][-3:]:
-        assert d["played"] < len(d["choices"])
-        if d["class"] is not None:
-            assert d["loss"] >= 0
 
 
 @pytest.mark.parametrize(("ruleset", "players"), [(SMALL_BLOCK, 2), (SMALL_DRAW, 3)],

@@ -11,6 +11,11 @@ hand. The search runs in one child process, not in the thread: the compiled solv
 the interpreter's lock for as long as it searches, which would stall every other request
 of this process. The child is started on the first review and kept (``spawn``: a forked
 copy of a threaded server could inherit a lock held by another thread).
+
+The child's work on one round is bounded by the settings' ``round_positions`` (all the
+round's decisions together; docs/review.md, *Limits*), so a hostile stored game holds the
+queue for at most its rounds times that bound, and the decisions past it are stored
+unvalued (``unvalued: "round"``) rather than searched.
 """
 
 from __future__ import annotations
