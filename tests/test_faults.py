@@ -192,13 +192,19 @@ def test_a_locked_database_times_out_with_a_clear_error(tmp_path: Path, corpus: 
 # ---------------------------------------------------------------------- a killed server
 
 
-def _post(url: str, body: bytes, token: str) -> tuple[int, dict[str, Any]]:
+def _post(url: str, body: bytes, token: str, headers: dict[str, str] | None = None
+          ) -> tuple[int, dict[str, Any]]:
+    """POST an upload; ``headers``, when given, receives the answer's headers."""
     request = urllib.request.Request(url + "/api/games", data=body, method="POST",
                                      headers={"Authorization": f"Bearer {token}"})
     try:
         with urllib.request.urlopen(request, timeout=300) as response:
+            if headers is not None:
+                headers.update(response.headers)
             return response.status, json.load(response)
     except urllib.error.HTTPError as exc:
+        if headers is not None:
+            headers.update(exc.headers)
         return exc.code, json.load(exc)
 
 
@@ -262,8 +268,10 @@ def test_a_full_database_answers_an_upload_503_and_a_retry_completes(
     body = corpus.read_bytes()
     limit = db_path.stat().st_size + 8 * 4096
     url = start_server(db_path, threads=2, env={"RECORDER_MAX_DB_BYTES": str(limit)})
-    status, answer = _post(url, body, token)
+    headers: dict[str, str] = {}
+    status, answer = _post(url, body, token, headers)
     assert status == 503, answer
+    assert headers.get("Retry-After") == "30", headers  # as the OpenAPI document says
     assert answer["error"]["code"] == "storage/failed"
     assert "database or disk is full" in answer["error"]["message"]
     assert "make room" in answer["error"]["message"]

@@ -112,7 +112,7 @@ _HTTP_CODES = {
 
 
 STORAGE_RETRY_SECONDS = 30
-"""The ``Retry-After`` of a 503 for a database that failed under a read."""
+"""The ``Retry-After`` of a 503 for a database that failed under a read or an upload."""
 
 
 def _retry_after(response: Response, status: int) -> None:
@@ -139,7 +139,10 @@ def register_error_handlers(app: Flask) -> None:
         return request.path == "/api" or request.path.startswith("/api/")
 
     def on_api_error(exc: ApiError) -> Response:
-        return error_envelope(exc.status, exc.code, exc.message, **exc.extra)
+        response = error_envelope(exc.status, exc.code, exc.message, **exc.extra)
+        if exc.code == "storage/failed":  # an upload the database failed under
+            response.headers["Retry-After"] = str(STORAGE_RETRY_SECONDS)
+        return response
 
     def on_http_error(exc: HTTPException) -> Response | HTTPException:
         if not wants_json():

@@ -22,7 +22,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import create_server
 from waitress.task import ErrorTask
 
-from webui import security_headers
+from webui import review_queue, security_headers
 from webui.limits import exact_size
 
 CONNECTION_LIMIT = 100
@@ -88,6 +88,4 @@ def serve(app: Flask, *, host: str, port: int, threads: int,
     try:
         server.run()
     finally:
-        from webui import review_queue
-
         review_queue.close_all()
