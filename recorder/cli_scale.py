@@ -261,8 +261,10 @@ def export_command(parquet_dir: str, db_path: Path | None) -> None:
     """Write every stored game and its facts as Parquet, without reading the logs again.
 
     The datasets are those of 'recorder batch facts' (games, players, rounds, moves,
-    refused), with the store's ids and import times; 'recorder batch facts' can add
-    games to the folder afterwards.
+    refused), with the store's ids and import times, and the stored reviews as the
+    datasets of 'recorder batch review' (reviews, review_decisions: each whole review
+    of this version with current settings); 'recorder batch facts' can add games to the
+    folder afterwards.
 
     \b
     Examples:

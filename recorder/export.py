@@ -3,7 +3,10 @@
 ``recorder export --parquet DIR`` moves a single-machine store up to the archive's layout
 (:mod:`recorder.parquet`) without reading the logs again: every ``games``, ``players``,
 ``rounds`` and ``moves`` row as it is stored (ids, import times and all), partitioned by
-preset. ``refused`` is empty: the store keeps no refusals. The statistics' counters
+preset. ``refused`` is empty: the store keeps no refusals. The stored reviews
+(``round_reviews``) become the ``reviews`` and ``review_decisions`` datasets, the rows
+``recorder batch review`` writes for the same games (:func:`_copy_reviews` says which);
+a store without such a review writes neither, as ``batch facts`` does. The statistics' counters
 (the ``stats_*`` tables) are copied as they are, one file per table
 (:data:`recorder.parquet.COUNTERS`), so that ``recorder serve --warehouse DIR`` answers
 as the store does. ``recorder batch facts`` can then add games to DIR, known by the
@@ -20,6 +23,7 @@ second holds an export that was stopped, which the next export clears and does a
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -27,7 +31,9 @@ from typing import Any, Final
 from sqlite_utils import Database
 
 from recorder import parquet, storage, warehouse
-from recorder.batch import LAYOUT, MANIFEST
+from recorder.batch import LAYOUT, MANIFEST, _decision_row
+from recorder.review import VERSION as REVIEW_VERSION
+from recorder.reviews import is_current
 
 SLICE_GAMES: Final = 2000
 """Games read at once; their child rows are streamed, not held."""
@@ -58,7 +64,7 @@ def export_parquet(db: Database, out: str, *,
     if fs.exists(state):
         raise ExportError(f"{out} holds datasets already; export into a new folder")
     if fs.exists(mark):  # an export that was stopped: start it again from nothing
-        for name in (*parquet.DATASETS, MANIFEST):
+        for name in (*parquet.DATASETS, *parquet.REVIEW_DATASETS, MANIFEST):
             if fs.exists(f"{root}/{name}"):
                 fs.rm(f"{root}/{name}", recursive=True)
     elif fs.exists(root) and fs.ls(root):
@@ -67,11 +73,13 @@ def export_parquet(db: Database, out: str, *,
     parquet.write_bytes_atomic(fs, mark, json.dumps({"from": _db_name(db)}).encode())
     parquet.write_empty_files(fs, root, counters=True)
     writers = {name: parquet.PartitionedWriter(fs, root, name, TAG, file_rows=FILE_ROWS)
-               for name in ("games", *parquet.FACT_DATASETS)}
+               for name in ("games", *parquet.FACT_DATASETS, *parquet.REVIEW_DATASETS)}
     try:
         _copy(db, writers, progress)
         for writer in writers.values():
             writer.close()
+        if writers["reviews"].rows:
+            parquet.write_empty_files(fs, root, reviews=True)
     except BaseException:
         for writer in writers.values():
             writer.abort()
@@ -123,8 +131,47 @@ def _copy(db: Database, writers: dict[str, parquet.PartitionedWriter],
                 writer = writers[name]
                 for child in chunk:
                     writer.add(presets.get(child[0]), child)
+        _copy_reviews(db, writers, presets, low, last)
         if progress is not None:
             progress(len(rows))
+
+
+_REVIEWS_SQL: Final = (
+    "SELECT r.game, r.settings, r.round, r.version, r.rounds, r.decisions, r.reviewed_at, "
+    "r.body FROM round_reviews r JOIN ("
+    "  SELECT game, settings FROM round_reviews WHERE game BETWEEN ? AND ? AND version = ?"
+    "  GROUP BY game, settings HAVING count(*) = max(max(rounds), 1)) whole "
+    "ON whole.game = r.game AND whole.settings = r.settings "
+    "WHERE r.game BETWEEN ? AND ? AND r.version = ? ORDER BY r.game, r.settings, r.round")
+"""The whole reviews of the current version among a slice of games, row by row."""
+
+
+def _copy_reviews(db: Database, writers: dict[str, parquet.PartitionedWriter],
+                  presets: dict[int, Any], low: int, last: int) -> None:
+    """The slice's stored reviews as ``batch review`` writes them: each round's row with
+    its object as compact JSON text (the stored bytes, uncompressed), and a row per
+    decision.
+
+    Only whole reviews (a row for each of the game's rounds) of the current version with
+    current settings (:func:`recorder.reviews.is_current`): those a reader of the folder
+    would take for the game's review. A review the service has only begun is left out (it
+    would stop ``batch review`` from adding the whole one; ``recorder review --db``
+    finishes it), and so is one made by another version or with limits no longer used.
+    """
+    cursor = db.execute(_REVIEWS_SQL, [low, last, REVIEW_VERSION, low, last, REVIEW_VERSION])
+    reviews, decisions = writers["reviews"], writers["review_decisions"]
+    while True:
+        chunk = cursor.fetchmany(FETCH_ROWS)
+        if not chunk:
+            return
+        for game, key, round_no, version, total, count, at, body in chunk:
+            if not is_current(key):
+                continue
+            text = zlib.decompress(body).decode("utf-8")
+            preset = presets.get(game)
+            reviews.add(preset, (game, key, round_no, version, total, count, at, text))
+            for d in json.loads(text)["decisions"]:
+                decisions.add(preset, _decision_row(game, key, round_no, d))
 
 
 def _copy_counters(db: Database, fs: Any, root: str) -> dict[str, int]:

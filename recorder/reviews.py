@@ -18,6 +18,7 @@ a round is being searched.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -48,8 +49,27 @@ def settings_key(settings: Settings) -> str:
         head = "perfect"
     else:
         head = f"player samples={settings.samples} seed={settings.seed}"
-    return (f"{head} positions={settings.positions} round_positions={settings.round_positions}"
+    return f"{head} {_limits(settings)}"
+
+
+def _limits(settings: Settings) -> str:
+    return (f"positions={settings.positions} round_positions={settings.round_positions}"
             f" decisions={settings.max_decisions}")
+
+
+_CURRENT_HEAD: Final = re.compile(r"perfect|player samples=[1-9][0-9]* seed=.*", re.DOTALL)
+
+
+def is_current(key: str) -> bool:
+    """Whether a stored settings string is one the commands and the service review with now:
+    either view, any samples and seed, and this version's default limits.
+
+    No option sets the limits, so a string with others was made before they changed (the
+    version need not have changed with them): such a review is never read again, and
+    :func:`store_rounds` removes it once its game is reviewed with current settings.
+    """
+    tail = " " + _limits(Settings())
+    return key.endswith(tail) and _CURRENT_HEAD.fullmatch(key[:-len(tail)]) is not None
 
 
 def pack(obj: dict[str, Any]) -> bytes:
