@@ -303,9 +303,13 @@ def _played(state: Round, move: Move, codes: list[int]) -> int:
 # ---------------------------------------------------------------------- the bot
 #: deals the bot solves per move, at most (it stops earlier when the best move is clear)
 BOT_SAMPLES: Final = 8
-#: positions the bot may search for one move, all its samples together: its bound on the
-#: cost of a move (about a second on one core of the compiled build, docs/review.md)
+#: positions the bot may search for one move, all its samples together (or the one deal
+#: consistent with what it saw): its bound on the cost of a move, as Settings.positions
+#: is a decision's in the review (about a fifth of a second on one core of the compiled
+#: build, docs/review.md)
 BOT_POSITIONS: Final = 200_000
+#: the bot's samples and bound as the review's settings hold them
+BOT_SETTINGS: Final = Settings(samples=BOT_SAMPLES, positions=BOT_POSITIONS)
 
 
 class ReviewBot:
@@ -313,16 +317,22 @@ class ReviewBot:
 
     It knows what its seat knew: it is shown every move before it is applied
     (:meth:`record`), from each round's start (:meth:`start`), and values its choices in
-    the player view with :data:`BOT_SAMPLES` deals and at most :data:`BOT_POSITIONS`
-    positions a move; when not one deal could be solved within that, it plays the
-    heaviest tile (the ``heavy`` bot's choice). Seeded as the review seeds its decisions:
-    the review of its game with its seed and samples calls each of its moves best.
+    the player view with ``settings.samples`` deals and at most ``settings.positions``
+    positions a move (:data:`BOT_SETTINGS`: :data:`BOT_SAMPLES`, :data:`BOT_POSITIONS`),
+    bounded as the review bounds a decision: every search of the move, that of the single
+    deal consistent with what it saw included (late in a round, or with no tile hidden,
+    a search the samples' budget does not reach); when not one deal could be solved within
+    that, it plays the heaviest tile (the ``heavy`` bot's choice). Seeded as the review
+    seeds its decisions: the review of its game with its seed and samples calls each of
+    its moves best.
     """
 
-    def __init__(self, rules: Any, players: int, seed: str) -> None:
+    def __init__(self, rules: Any, players: int, seed: str,
+                 settings: Settings = BOT_SETTINGS) -> None:
         self.rules = rules
         self.players = players
         self.seed = seed
+        self.settings = settings
         self.round = 0
         self.solver = Solver(rules, players)
         self.seen: Seen | None = None
@@ -341,9 +351,15 @@ class ReviewBot:
         """The best of ``legal`` (the seat to move's moves) for what the seat knows."""
         assert self.seen is not None
         seat = legal[0].player
-        est = estimate(self.solver, state, seat, self.seen, samples=BOT_SAMPLES,
-                       seed=f"{self.seed}/{self.round}/{state.moves + 1}",
-                       budget=BOT_POSITIONS)
+        bound = self.settings.positions
+        self.solver.limit = bound  # the single deal's search: estimate bounds the samples'
+        try:
+            est = estimate(self.solver, state, seat, self.seen, samples=self.settings.samples,
+                           seed=f"{self.seed}/{self.round}/{state.moves + 1}", budget=bound)
+        except SearchLimit:
+            est = None
+        finally:
+            self.solver.limit = 0
         if est is None:
             tiles = state.tiles
 
@@ -419,6 +435,7 @@ def _signed(x: float) -> str:
 __all__ = [
     "BOT_POSITIONS",
     "BOT_SAMPLES",
+    "BOT_SETTINGS",
     "CLASSES",
     "DEFAULT_SAMPLES",
     "DEFAULT_SEED",
