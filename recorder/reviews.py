@@ -115,9 +115,11 @@ def store_rounds(db: Database, game_pk: int, settings: Settings, total: int,
                  rounds: Sequence[tuple[int, int, bytes]]) -> None:
     """Store reviewed rounds ``(round, decisions, packed body)`` of a game, in one transaction.
 
-    Rows of the same settings made by another version are deleted first: they are never
-    read again. ``total`` is the number of rounds of the game's review (0: a game without
-    any, recorded by one row of round :data:`NO_ROUNDS`).
+    The game's old reviews are deleted first (:func:`stale_settings`): made by another
+    version, or with settings no longer used, they are never read again, so a store
+    reviewed again after the review changed holds the new reviews in place of the old,
+    not beside them. ``total`` is the number of rounds of the game's review (0: a game
+    without any, recorded by one row of round :data:`NO_ROUNDS`).
     """
     key = settings_key(settings)
     now = storage.utc_now()
@@ -127,9 +129,11 @@ def store_rounds(db: Database, game_pk: int, settings: Settings, total: int,
              for r, _, body in rows if r != NO_ROUNDS
              for row in seat_sums(unpack(body), int(players[0] or 0) if players else 0)]
     with storage.write_transaction(db):
+        old = stale_settings(db, game_pk, key)
         for table in ("round_reviews", "review_seats"):
-            db.execute(f"DELETE FROM {table} WHERE game = ? AND settings = ? AND version != ?",
-                       [game_pk, key, VERSION])
+            db.conn.executemany(f"DELETE FROM {table} WHERE game = ? AND settings = ? "
+                                "AND (version != ? OR ?)",
+                                [(game_pk, k, VERSION, every) for k, every in old])
         db.conn.executemany(
             "INSERT OR REPLACE INTO review_seats (game, settings, round, seat, version, "
             "decisions, loss_sum, loss_sq, best, marked, range_sum) "
@@ -141,6 +145,21 @@ def store_rounds(db: Database, game_pk: int, settings: Settings, total: int,
             "rounds = excluded.rounds, decisions = excluded.decisions, "
             "reviewed_at = excluded.reviewed_at, body = excluded.body",
             [(game_pk, key, r, VERSION, total, n, now, body) for r, n, body in rows])
+
+
+def stale_settings(db: Database, game_pk: int, key: str) -> list[tuple[str, bool]]:
+    """The game's stored reviews that storing one with settings ``key`` replaces, as
+    ``(settings, every version)``: of each settings string, the rows of another version;
+    of a string no longer current (:func:`is_current`) but ``key``, every row. A review
+    with other current settings (the other view, other samples) stays."""
+    rows = db.execute("SELECT settings, max(version != ?) FROM round_reviews WHERE game = ? "
+                      "GROUP BY settings", [VERSION, game_pk]).fetchall()
+    out = []
+    for settings, other_version in rows:
+        every = settings != key and not is_current(settings)
+        if every or other_version:
+            out.append((str(settings), every))
+    return out
 
 
 MARKED: Final = ("inaccuracy", "mistake", "blunder")
@@ -368,6 +387,7 @@ def count_stored(db: Database) -> int:
         return 0
 
 
-__all__ = ["Planned", "Stored", "Tally", "assembled", "evaluation", "load", "needing_review",
+__all__ = ["Planned", "Stored", "Tally", "assembled", "evaluation", "is_current", "load",
+           "needing_review",
            "pack", "plan_log", "refused_review", "review_database", "review_log", "settings_key",
-           "sides_of", "store_rounds", "unpack"]
+           "sides_of", "stale_settings", "store_rounds", "unpack"]
