@@ -7,14 +7,20 @@ import copy
 import gzip
 import json
 import logging
+import os
 import re
+import signal
 import sqlite3
-from collections.abc import Iterator
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
-from conftest import break_game, make_game
+from conftest import break_game, make_game, subprocess_env
 
 from recorder import parquet, storage
 
@@ -147,3 +153,79 @@ def batch_refusals(out: str | Path) -> list[tuple[Any, ...]]:
     rows = parquet_rows(out, "refused", ["source", "line", "index", "game_id", "code",
                                          "pointer", "message", "round", "move"])
     return ordered((*r[:6], without_time(r[6]), *r[7:]) for r in rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Runs killed half way.
+
+KILL_WAIT: Final = 240
+"""Seconds a run may take to reach the point where it is killed (a loaded machine)."""
+
+
+def records(out: Path) -> int:
+    """Shards the run into ``out`` has recorded as done so far."""
+    from recorder.batch import MANIFEST
+
+    folder = out / MANIFEST / "shards"
+    return len(list(folder.glob("*.json"))) if folder.exists() else 0
+
+
+def batch_command(*args: str) -> list[str]:
+    """``recorder batch ...`` as a child process runs it."""
+    return [sys.executable, "-m", "recorder.cli", "batch", *args]
+
+
+def kill_client_midway(command: Sequence[str], cwd: Path, out: Path, after: int) -> int:
+    """Start ``command`` (a batch run that starts its own cluster) in a session of its
+    own and kill it, with its scheduler and workers, at once once ``after`` shards are
+    recorded; returns the shards recorded by then (the run may have ended first: the
+    caller checks that some were left)."""
+    proc = subprocess.Popen(list(command), cwd=cwd, env=subprocess_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + KILL_WAIT
+        while records(out) < after and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    return records(out)
+
+
+@dataclass
+class KilledWorker:
+    """What :func:`kill_worker_midway` saw: the worker process it killed (None: no task
+    was seen running) and how the run ended."""
+
+    pid: int | None
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def kill_worker_midway(cluster: Any, command: Sequence[str], cwd: Path, out: Path, *,
+                       task: str, after: int) -> KilledWorker:
+    """Run ``command`` (a batch run on ``cluster``'s scheduler) and SIGKILL the worker
+    process running a task whose key starts with ``task`` once ``after`` shards are
+    recorded, then let the run finish (Dask retries the task elsewhere)."""
+    pids = cluster.run(os.getpid)
+    proc = subprocess.Popen(list(command), cwd=cwd, env=subprocess_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    try:
+        deadline = time.monotonic() + KILL_WAIT
+        while killed is None and proc.poll() is None and time.monotonic() < deadline:
+            for worker, keys in cluster.processing().items():
+                if any(str(k).startswith(task) for k in keys) and records(out) >= after:
+                    killed = pids[worker]
+                    os.kill(killed, signal.SIGKILL)
+                    break
+            time.sleep(0.02)
+        stdout, stderr = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return KilledWorker(killed, proc.returncode, stdout, stderr)

@@ -8,10 +8,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +19,14 @@ pytest.importorskip("distributed")
 
 from archives import (
     SHARD,
+    batch_command,
     batch_refusals,
     columns,
     datasets,
     files,
     import_refusals,
+    kill_client_midway,
+    kill_worker_midway,
     ordered,
     parquet_rows,
     sqlite_rows,
@@ -147,16 +148,6 @@ def big_clean(cluster: Any, big: list[str], tmp_path_factory: pytest.TempPathFac
     return _clean(cluster, big, tmp_path_factory.mktemp("big-clean"))
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-
-
-def _records(out: Path) -> int:
-    folder = out / batch.MANIFEST / "shards"
-    return len(list(folder.glob("*.json"))) if folder.exists() else 0
-
-
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """Enough games that a run takes seconds: time to kill it halfway."""
@@ -173,19 +164,10 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 def test_a_run_whose_client_is_killed_finishes_when_run_again(
         cluster: Any, big: list[str], big_clean: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "recorder.cli", "batch", "facts", *big, "--out",
-               str(out), "--workers", "2", "--shard-bytes", str(SHARD)]
-    proc = subprocess.Popen(command, cwd=tmp_path, env=subprocess_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    try:
-        deadline = time.monotonic() + 240
-        while _records(out) < 3 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        if proc.poll() is None:
-            _kill_group(proc)  # the client, its scheduler and its workers, at once
-    done_before = _records(out)
+    command = batch_command("facts", *big, "--out", str(out), "--workers", "2",
+                            "--shard-bytes", str(SHARD))
+    # the client, its scheduler and its workers, at once
+    done_before = kill_client_midway(command, tmp_path, out, after=3)
     assert done_before >= 3
     total = len([s for src in batch.expand_sources(big) for s in
                  batch.plan_file(src, SHARD, batch.Limits())])
@@ -202,34 +184,15 @@ def test_a_run_whose_client_is_killed_finishes_when_run_again(
 def test_a_worker_killed_mid_task_is_retried_and_the_datasets_are_the_same(
         cluster: Any, big: list[str], big_clean: dict[str, Any], tmp_path: Path) -> None:
     out = tmp_path / "out"
-    pids = cluster.run(os.getpid)
-    address = cluster.scheduler.address
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "recorder.cli", "batch", "facts", *big, "--out", str(out),
-         "--scheduler", address, "--shard-bytes", str(SHARD)],
-        cwd=tmp_path, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
-    killed = None
-    try:
-        deadline = time.monotonic() + 240
-        while killed is None and proc.poll() is None and time.monotonic() < deadline:
-            for worker, keys in cluster.processing().items():
-                if any(str(k).startswith("recorder-facts-") for k in keys) and \
-                        _records(out) >= 2:
-                    killed = pids[worker]
-                    os.kill(killed, signal.SIGKILL)
-                    break
-            time.sleep(0.02)
-        stdout, stderr = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert killed is not None, "no task was seen running"
-    assert proc.returncode == 0, stderr
+    run = kill_worker_midway(
+        cluster, batch_command("facts", *big, "--out", str(out), "--scheduler",
+                               cluster.scheduler.address, "--shard-bytes", str(SHARD)),
+        tmp_path, out, task="recorder-facts-", after=2)
+    assert run.pid is not None, "no task was seen running"
+    assert run.returncode == 0, run.stderr
     cluster.wait_for_workers(2, timeout=60)
-    assert killed not in cluster.run(os.getpid).values()  # the nanny started a new one
-    assert "0 done before" in stdout
+    assert run.pid not in cluster.run(os.getpid).values()  # the nanny started a new one
+    assert "0 done before" in run.stdout
     assert datasets(out) == big_clean
 
 

@@ -7,11 +7,8 @@ reviews with other settings are kept apart."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +16,8 @@ import pytest
 
 pytest.importorskip("distributed")
 
+from archives import batch_command, datasets, files, kill_client_midway, kill_worker_midway
 from archives import cluster as cluster  # the module's cluster (a fixture)
-from archives import datasets, files
 from click.testing import CliRunner
 from conftest import break_game, subprocess_env
 
@@ -318,45 +315,13 @@ BIG = Settings(view="player", samples=8)
 BIG_ARGS = ["--samples", "8", "--shard-bytes", str(SHARD)]
 
 
-def _records(out: Path) -> int:
-    folder = out / batch.MANIFEST / "shards"
-    return len(list(folder.glob("*.json"))) if folder.exists() else 0
-
-
 def test_a_run_whose_client_is_killed_finishes_when_run_again(
     big: list[str], big_clean: dict[str, Any], tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    command = [
-        sys.executable,
-        "-m",
-        "recorder.cli",
-        "batch",
-        "review",
-        *big,
-        "--out",
-        str(out),
-        "--workers",
-        "2",
-        *BIG_ARGS,
-    ]
-    proc = subprocess.Popen(
-        command,
-        cwd=tmp_path,
-        env=subprocess_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 240
-        while _records(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)  # the client, its scheduler and workers
-            proc.wait(timeout=30)
-    done_before = _records(out)
+    command = batch_command("review", *big, "--out", str(out), "--workers", "2", *BIG_ARGS)
+    # the client, its scheduler and workers
+    done_before = kill_client_midway(command, tmp_path, out, after=2)
     total = len(
         [
             s
@@ -380,45 +345,13 @@ def test_a_worker_killed_mid_review_is_retried_and_the_datasets_are_the_same(
     cluster: Any, big: list[str], big_clean: dict[str, Any], tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    pids = cluster.run(os.getpid)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "recorder.cli",
-            "batch",
-            "review",
-            *big,
-            "--out",
-            str(out),
-            "--scheduler",
-            cluster.scheduler.address,
-            *BIG_ARGS,
-        ],
-        cwd=tmp_path,
-        env=subprocess_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    command = batch_command(
+        "review", *big, "--out", str(out), "--scheduler", cluster.scheduler.address, *BIG_ARGS
     )
-    killed = None
-    try:
-        deadline = time.monotonic() + 240
-        while killed is None and proc.poll() is None and time.monotonic() < deadline:
-            for worker, keys in cluster.processing().items():
-                if any(str(k).startswith("recorder-review-") for k in keys) and _records(out) >= 1:
-                    killed = pids[worker]
-                    os.kill(killed, signal.SIGKILL)
-                    break
-            time.sleep(0.02)
-        stdout, stderr = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert killed is not None, "no task was seen running"
-    assert proc.returncode == 0, stderr
+    run = kill_worker_midway(cluster, command, tmp_path, out, task="recorder-review-", after=1)
+    assert run.pid is not None, "no task was seen running"
+    assert run.returncode == 0, run.stderr
     cluster.wait_for_workers(2, timeout=60)
-    assert "0 done before" in stdout
-    assert "review" in stderr  # the progress bar of the reviewing step
+    assert "0 done before" in run.stdout
+    assert "review" in run.stderr  # the progress bar of the reviewing step
     assert {**datasets(out), **_review_rows(out)} == big_clean
