@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from recorder.engine import Match, Move, Round
-from recorder.replay import replay
+from recorder.engine import END_NAMES, Match, Move, Round
+from recorder.replay import MoveEvent, RoundStart, open_game, replay, walk
 from recorder.rules import Ruleset
 from recorder.shuffle import Stream, shuffle
+from recorder.solver import Seen
 
 FORMAT = "domino-log/1"
 PLAYER_IDS = ("ingaan", "kfnielsen", "svendbent", "louise82")
@@ -295,6 +296,43 @@ def position(ruleset: str | dict[str, Any], players: int, the_deal: dict[str, An
     for m in moves(*specs):
         state.apply(as_move(m))
     return state
+
+
+def every_move(state: Round) -> list[str]:
+    """Every legal move, each play with the end it goes to, as the round vectors (and the
+    JS library, which is checked against them) list them."""
+    if state.over:
+        return []
+    seats = state.openers if state.phase == "opening" else (state.turn,)
+    out = []
+    for seat in seats:
+        plays = state._plays(seat)
+        if not plays:
+            out += [f"{seat} {m.action}" for m in state.legal_moves(seat)]
+            continue
+        closable = state.rules.closed_doubles and state._may_close()
+        for kind, e in plays:
+            text = f"{seat} {state.tiles.kind_name[kind]}" + (f" {END_NAMES[e]}" if e >= 0 else "")
+            out.append(text)
+            if closable and state.tiles.kind_is_double[kind]:
+                out.append(text + " closed")
+    return out
+
+
+def decisions_seen(doc: Any) -> Iterator[tuple[MoveEvent, Seen]]:
+    """Each decision of a log (a move whose mover had more than one legal move) with what
+    the players had seen before it: one :class:`recorder.solver.Seen` per round, brought
+    up to date move by move, as the review and its bot keep it. Read it before the next
+    item (it is then updated with this move)."""
+    seen: Seen | None = None
+    for event in walk(doc, open_game(doc)):
+        if type(event) is RoundStart:
+            seen = Seen(event.state)
+        elif type(event) is MoveEvent:
+            assert seen is not None
+            if len(event.state.legal_moves(event.move.player)) > 1:
+                yield event, seen
+            seen.record(event.state, event.move)
 
 
 def as_move(m: dict[str, Any] | str) -> Move:

@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from logs import every_move
 
 from recorder.engine import END_NAMES, Move
 from recorder.errors import IllegalMove, RulesetError
 from recorder.replay import MoveEvent, open_game, replay, walk
 from recorder.rules import OPTIONS, PRESETS, Ruleset
-from tests.test_vectors import every_move
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "clients" / "js"

@@ -26,13 +26,13 @@ from typing import Any
 
 import jsonschema
 import pytest
+from logs import decisions_seen
 
 from recorder.analysis import game_facts
 from recorder.cli_review import run
 from recorder.parse import iter_path
-from recorder.replay import MoveEvent, RoundStart, open_game, walk
 from recorder.review import Settings, classify, plan_review, review_round
-from recorder.solver import Sampler, Seen
+from recorder.solver import Sampler
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_games").glob("*.json*"))
@@ -231,21 +231,11 @@ def test_every_review_validates_against_the_schema(perfect: Reviewed, player: Re
 def single_deals(doc: Any) -> set[tuple[int, int]]:
     """(round, move) of each decision where only one deal was consistent with what the
     mover knew (nothing hidden that matters: the player view must be exact there)."""
-    out = set()
-    seen: Seen | None = None
-    for event in walk(doc, open_game(doc)):
-        if type(event) is RoundStart:
-            seen = Seen(event.state)
-        elif type(event) is MoveEvent:
-            assert seen is not None
-            state, move = event.state, event.move
-            if (
-                len(state.legal_moves(move.player)) > 1
-                and Sampler(state, move.player, seen).single()
-            ):
-                out.add((event.round, event.move_no))
-            seen.record(state, move)
-    return out
+    return {
+        (event.round, event.move_no)
+        for event, seen in decisions_seen(doc)
+        if Sampler(event.state, event.move.player, seen).single()
+    }
 
 
 def test_where_nothing_is_hidden_the_player_view_is_the_perfect_view(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from logs import every_move
 
 from recorder.engine import END_NAMES, Match, Move, Round, seeded_deal
 from recorder.errors import IllegalMove, RulesetError
@@ -114,27 +115,6 @@ def test_board_vectors_cover_every_preset_and_score_bonus() -> None:
 
 ROUND_GAMES = json.loads((VECTORS / "rounds-sha256-fy-1.json").read_text())["games"]
 RESOLVED = json.loads((VECTORS / "resolve-1.json").read_text())["rulesets"]
-
-
-def every_move(state: Round) -> list[str]:
-    """Every legal move, each play with the end it goes to, as the round vectors (and the
-    JS library, which is checked against them) list them."""
-    if state.over:
-        return []
-    seats = state.openers if state.phase == "opening" else (state.turn,)
-    out = []
-    for seat in seats:
-        plays = state._plays(seat)
-        if not plays:
-            out += [f"{seat} {m.action}" for m in state.legal_moves(seat)]
-            continue
-        closable = state.rules.closed_doubles and state._may_close()
-        for kind, e in plays:
-            text = f"{seat} {state.tiles.kind_name[kind]}" + (f" {END_NAMES[e]}" if e >= 0 else "")
-            out.append(text)
-            if closable and state.tiles.kind_is_double[kind]:
-                out.append(text + " closed")
-    return out
 
 
 @pytest.mark.parametrize("game", ROUND_GAMES, ids=lambda g: g["log"]["game_id"])
