@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from logs import decisions_seen
 
 from recorder.engine import Round
 from recorder.replay import MoveEvent, RoundStart, open_game, walk
@@ -274,23 +275,16 @@ def test_with_no_hidden_tile_the_player_view_is_the_perfect_view() -> None:
     full = Ruleset.from_spec(doc["ruleset"])
     solver = Solver(full, 2)
     compared = 0
-    seen: Seen | None = None
-    for event in walk(doc, open_game(doc)):
-        if type(event) is RoundStart:
-            seen = Seen(event.state)
-        elif type(event) is MoveEvent:
-            assert seen is not None
-            seat = event.move.player
-            state = event.state
-            small = sum(h.bit_count() for h in state.hands) <= 12
-            if len(state.legal_moves(seat)) > 1 and small and compared < 4:
-                est = estimate(solver, state, seat, seen, samples=5, seed="x")
-                assert est is not None and est.exact and est.samples == 1
-                exact = perfect(Solver(full, 2), state, seat)
-                assert est.values == exact.values
-                assert est.se == [0.0] * len(est.values)
-                compared += 1
-            seen.record(state, event.move)
+    for event, seen in decisions_seen(doc):
+        seat = event.move.player
+        state = event.state
+        if sum(h.bit_count() for h in state.hands) <= 12 and compared < 4:
+            est = estimate(solver, state, seat, seen, samples=5, seed="x")
+            assert est is not None and est.exact and est.samples == 1
+            exact = perfect(Solver(full, 2), state, seat)
+            assert est.values == exact.values
+            assert est.se == [0.0] * len(est.values)
+            compared += 1
     assert compared
 
 
