@@ -329,7 +329,9 @@ def canonical_bytes(doc: Any) -> bytes:
         null = b":null" in text
     else:
         null = False  # orjson's text is used only when it holds no "null" at all
-    if null or b'"closed":false' in text or _WHOLE_FLOAT.search(text):
+    # a whole float has a dot: one C-speed search for a byte (memchr) spares the pattern
+    # a pass over the text of most logs, whose numbers are all ints
+    if null or b'"closed":false' in text or (b"." in text and _WHOLE_FLOAT.search(text)):
         text = jsontext.dumps_bytes(normalized(doc), sort_keys=True)
     return text
 
