@@ -7,7 +7,8 @@ the earliest move after which the position is doomed. Going backwards from the e
 first position from which a domino is still reachable marks it: the block was certain
 from the move after that one.
 
-The search uses only the engine's own rules (``legal_moves`` and ``apply`` on copies),
+The search uses only the engine's own rules (``legal_moves`` and ``apply``, made and
+unmade on one position with the engine's ``snapshot`` and ``restore``),
 memoizes positions by what decides the rest of the round (hands, stock drawn, open ends,
 whose turn it is), and spends at most ``budget`` positions on a round: when the budget
 runs out the answer is ``None`` (not known), never a guess. Pure: no I/O.
@@ -17,11 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recorder.engine import Move, Round
+from recorder.engine import Move, Round, Snapshot
 
 DEFAULT_BUDGET = 4000
 """Positions searched per round at most. Blocked rounds are mostly decided in their last
 few moves, where the tree is small; the budget bounds the rare round that is not."""
+
+
+WINDOW = 8
+"""Positions :func:`certain_from` keeps as it replays, counted back from the last move
+(about seven blocked rounds in eight are decided within them); a search that gets past
+them replays the round again for the earlier ones."""
 
 
 class _OutOfBudget(Exception):
@@ -51,7 +58,8 @@ def domino_reachable(state: Round, memo: dict[tuple[object, ...], bool],
     """Whether some sequence of legal moves from ``state`` ends with a player going out.
 
     ``budget`` is a one-element list of the positions still allowed (shared across calls
-    so that one round's searches share one budget); raises ``_OutOfBudget`` past it.
+    so that one round's searches share one budget); raises ``_OutOfBudget`` past it,
+    leaving ``state`` somewhere in the search (else ``state`` is as it was given).
     """
     if state.over:
         return not state.result.blocked  # type: ignore[union-attr]
@@ -68,11 +76,15 @@ def domino_reachable(state: Round, memo: dict[tuple[object, ...], bool],
     plays = [m for m in moves if m.action == "play"]
     if len(plays) < len(moves):
         plays += [m for m in moves if m.action != "play"]
+    # make and unmake on the one position (the engine's snapshot holds everything a move
+    # changes), rather than a copy per child
     found = False
+    saved = state.snapshot()
     for move in plays:
-        nxt = state.copy()
-        _apply(nxt, move)
-        if domino_reachable(nxt, memo, budget):
+        _apply(state, move)
+        reached = domino_reachable(state, memo, budget)
+        state.restore(saved)
+        if reached:
             found = True
             break
     memo[key] = found
@@ -88,19 +100,40 @@ def certain_from(start: Round, moves: Sequence[Move], *,
     that the block became certain only with the last move. None when the search ran out
     of ``budget`` positions before it could say.
     """
-    states = [start.copy()]
-    state = start.copy()
-    for move in moves:
-        _apply(state, move)
-        states.append(state.copy())
+    # One position, replayed once with a snapshot before each of the last WINDOW moves,
+    # then taken back move by move (the engine's restore) as the search goes backwards;
+    # the snapshots before those are taken by a second replay, for a search that needs them.
+    n = len(moves)
+    first = max(0, n - WINDOW)
+    state = start.copy(history=False)
+    saved: list[Snapshot | None] = [None] * n
+    for i in range(n):
+        if i >= first:
+            saved[i] = state.snapshot()
+        _apply(state, moves[i])
     if state.result is None or not state.result.blocked:
         raise ValueError("the moves do not end the round blocked")
     memo: dict[tuple[object, ...], bool] = {}
     left = [budget]
     try:
-        for k in range(len(moves) - 1, -1, -1):
-            if domino_reachable(states[k], memo, left):
+        for k in range(n - 1, -1, -1):
+            at = saved[k]
+            if at is None:
+                _snapshots(start, moves, saved, k + 1)
+                at = saved[k]
+                assert at is not None
+            state.restore(at)
+            if domino_reachable(state, memo, left):
                 return k + 1
     except _OutOfBudget:
         return None
     return 0
+
+
+def _snapshots(start: Round, moves: Sequence[Move], saved: list[Snapshot | None],
+               upto: int) -> None:
+    """The snapshots before each of the first ``upto`` moves, replayed from the deal."""
+    state = start.copy(history=False)
+    for i in range(upto):
+        saved[i] = state.snapshot()
+        _apply(state, moves[i])

@@ -27,6 +27,7 @@ invalid one (see :mod:`recorder.identity`), so a log whose hash is stored is val
 
 from __future__ import annotations
 
+import gc
 import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -599,9 +600,26 @@ def _start_worker(db_path: str, uploaded_by: int | None, aggregates: bool,
 
 
 def _prepare_chunk(chunk: list[_WireItem]) -> list[_WireItem]:
-    """A worker's job: every document of the chunk prepared as :meth:`Importer._prepare` does."""
+    """A worker's job: every document of the chunk prepared as :meth:`Importer._prepare` does.
+
+    The cyclic garbage collector is paused for the chunk: a document, its facts and its
+    rows are trees that reference counting frees, and the collector would only walk the
+    chunk's results again and again as they pile up (a tenth of a worker's time or more).
+    It is resumed, as it was, before the results go back; anything cyclic made meanwhile
+    (a caught error's traceback) is collected then.
+    """
     importer = _worker
     assert importer is not None, "the worker was not started"
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _prepare_items(importer, chunk)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _prepare_items(importer: Importer, chunk: list[_WireItem]) -> list[_WireItem]:
     out: list[_WireItem] = []
     for item in chunk:
         kind, source = item[0], item[1]

@@ -35,7 +35,6 @@ A row of ``round_moves`` (layout version 1):
 from __future__ import annotations
 
 import json
-import struct
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -171,22 +170,33 @@ def _ms_text(value: object) -> str:
     return json.dumps(value)
 
 
-_TILE_CODES: dict[str, int] = {}
-"""Tile texts seen and their two bytes as one number (first * 256 + second), -1 for a text
-the bytes cannot give back: a log names the same few dozen tiles again and again (the
-cache is bounded, so a hostile log cannot grow it)."""
-_NO_TILE: Final = NULL * 256 + NULL
+_TILE_BYTES: dict[str, bytes] = {}
+"""Tile texts seen and their two bytes, empty for a text the bytes cannot give back: a log
+names the same few dozen tiles again and again (the cache is bounded, so a hostile log
+cannot grow it)."""
+_BYTE: Final = tuple(bytes((n,)) for n in range(256))
+"""Each byte as a ``bytes`` of its own: a round's bytes are joined from these, which costs
+less than making ``bytes`` of a list of ints or a ``struct`` call per move."""
+_NO_TILE: Final = bytes((NULL, NULL))
+_FLAGS: Final = tuple(bytes((a, b, c)) for a in (NULL, 2, 3) for b in (NULL, 2, 3)
+                      for c in (NULL, 2, 3))
+"""The last three bytes of a move (``double``, ``double_choice``, ``next_stuck``), by
+:func:`_flag_index` of each."""
 
 
-def _tile_code(tile: str) -> int:
-    known = _TILE_CODES.get(tile)
+def _tile_bytes(tile: str) -> bytes:
+    known = _TILE_BYTES.get(tile)
     if known is not None:
         return known
     probe = bytearray()
-    code = probe[0] * 256 + probe[1] if _tile(tile, probe) else -1
-    if len(_TILE_CODES) < 4096:
-        _TILE_CODES[tile] = code
-    return code
+    found = bytes(probe) if _tile(tile, probe) else b""
+    if len(_TILE_BYTES) < 4096:
+        _TILE_BYTES[tile] = found
+    return found
+
+
+def _flag_index(value: bool | None) -> int:
+    return 0 if value is None else (2 if value else 1)
 
 
 def _ms_json(moves: Sequence[MoveFact]) -> str:
@@ -199,18 +209,42 @@ def _ms_json(moves: Sequence[MoveFact]) -> str:
         return "[" + ",".join([_ms_text(t) for t in times]) + "]"
 
 
-_MOVE: Final = struct.Struct(f"{WIDTH}B")
+def _real_byte(value: object) -> int:
+    """The byte of a REAL column's value (a score): a whole number from 0 to TOP as
+    ``n + 2``, anything else -1. Compared natively, without ``float.is_integer``."""
+    if type(value) is float:
+        x: float = value
+        if 0.0 <= x <= 125.0:  # TOP; also false for nan
+            n = int(x)
+            if n == x:
+                return n + 2
+        return -1
+    if type(value) is int:
+        k: int = value
+        return k + 2 if 0 <= k <= TOP else -1
+    return -1
+
+
+def _opt_byte(value: object) -> int:
+    """The byte of a nullable whole number from 0 to TOP (NULL for None), else -1."""
+    if value is None:
+        return NULL
+    if type(value) is int:
+        k: int = value
+        return k + 2 if 0 <= k <= TOP else -1
+    return -1
 
 
 def pack_round(moves: Sequence[MoveFact]) -> tuple[str, bytes | None, str | None]:
     """``(ms, facts, odd)`` of one round's move facts, in move order.
 
     The import packs every round, so this is :func:`_encode` written out for the types
-    ``MoveFact`` declares (the compiled core reads them as C values).
+    ``MoveFact`` declares: the compiled core reads them as C values, compares the action
+    and the side with literals, and joins the bytes from ready-made pieces once a round.
     """
     ms = _ms_json(moves)
-    out = bytearray(WIDTH * len(moves))
-    offset = 0
+    parts: list[bytes] = []
+    byte = _BYTE
     number = 1
     for m in moves:
         if m.move != number:
@@ -220,29 +254,53 @@ def pack_round(moves: Sequence[MoveFact]) -> tuple[str, bytes | None, str | None
         legal = m.legal_count
         if not 0 <= player <= TOP or not 0 <= legal <= TOP:
             break
-        action = _ACTION_CODE.get(m.action, -1)
-        end = m.end
-        side = _NONE if end is None else _SIDE_CODE.get(end, -1)
-        tile = m.tile
-        code = _NO_TILE if tile is None else _tile_code(tile)
-        score = _small_real(m.score)
-        best = _small_real(m.best_score)
-        pips = _nullable(m.pips)
-        best_pips = _nullable(m.best_pips)
-        least_pips = _nullable(m.least_pips)
-        if (action < 0 or side < _NONE or code < 0 or score < 0 or best < 0
-                or pips == _BAD or best_pips == _BAD or least_pips == _BAD):
+        action = m.action
+        if action == "play":
+            act = 2
+        elif action == "draw":
+            act = 3
+        elif action == "pass":
+            act = 4
+        else:
             break
-        double, choice, stuck = m.double, m.double_choice, m.next_stuck
-        _MOVE.pack_into(
-            out, offset, player + 2, action + 2, code >> 8, code & 255, side + 2, legal + 2,
-            score + 2, best + 2, 3 if m.forced else 2, pips + 2, best_pips + 2,
-            least_pips + 2, NULL if double is None else (3 if double else 2),
-            NULL if choice is None else (3 if choice else 2),
-            NULL if stuck is None else (3 if stuck else 2))
-        offset += WIDTH
+        end = m.end
+        if end is None:
+            side = NULL
+        elif end == "left":
+            side = 2
+        elif end == "right":
+            side = 3
+        elif end == "up":
+            side = 4
+        elif end == "down":
+            side = 5
+        else:
+            side = NULL  # an end the layout does not name reads back as null
+        tile = m.tile
+        pair = _NO_TILE if tile is None else _tile_bytes(tile)
+        score = _real_byte(m.score)
+        best = _real_byte(m.best_score)
+        pips = _opt_byte(m.pips)
+        best_pips = _opt_byte(m.best_pips)
+        least_pips = _opt_byte(m.least_pips)
+        if (not pair or score < 0 or best < 0 or pips < 0 or best_pips < 0
+                or least_pips < 0):
+            break
+        parts.append(byte[player + 2])
+        parts.append(byte[act])
+        parts.append(pair)
+        parts.append(byte[side])
+        parts.append(byte[legal + 2])
+        parts.append(byte[score])
+        parts.append(byte[best])
+        parts.append(byte[3 if m.forced else 2])
+        parts.append(byte[pips])
+        parts.append(byte[best_pips])
+        parts.append(byte[least_pips])
+        parts.append(_FLAGS[_flag_index(m.double) * 9 + _flag_index(m.double_choice) * 3
+                            + _flag_index(m.next_stuck)])
     else:
-        return ms, bytes(out), None
+        return ms, b"".join(parts), None
     return ms, None, odd_rows([m.as_row() for m in moves])
 
 

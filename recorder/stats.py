@@ -227,6 +227,10 @@ _MOVE_PLACES: Final = tuple(_IX[name] for name in (
     "missed_points", "bonus_plays", "bonus_points", "block_n", "block_k"))
 """Where each sum of ``tally.SeatTally`` goes in a player's row, in the order
 :func:`contribution` reads them."""
+_ROUND_PLACES: Final = tuple(_IX[name] for name in (
+    "rounds", "round_moves_sum", "round_moves_sq", "points_sum", "points_sq", "rounds_won",
+    "losing_n", "losing_sum", "losing_sq", "blocked_rounds", "target_rounds", "dominoes"))
+"""The places of the counters a round adds to each player's row."""
 
 
 def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
@@ -318,7 +322,7 @@ def _seat(c: Contribution, key: tuple[str, int], finished: float, won: float,
 
 
 def _rounds_and_seats(c: Contribution, facts: Any, ids: Sequence[str],
-                      rows: dict[str, list[float]], own_bonus: Mapping[tuple[int, int], float],
+                      rows: dict[str, list[float]], own_bonus: dict[tuple[int, int], float],
                       finished: bool) -> None:
     """The round-level counters, the players' round counters and the seats' rows.
 
@@ -362,32 +366,23 @@ def _rounds_and_seats(c: Contribution, facts: Any, ids: Sequence[str],
         else:
             rr[_R_DOMINO] += 1
         _hist(c, "", "round_moves", r.moves // ROUND_MOVES_BUCKET * ROUND_MOVES_BUCKET)
-        winners = set(r.winners)
-        for seat, pid in enumerate(ids):
-            row = rows[pid]
-            row[ix["rounds"]] += 1
-            row[ix["round_moves_sum"]] += r.moves
-            row[ix["round_moves_sq"]] += r.moves * r.moves
-            points = float(r.points[seat]) + own_bonus.get((r.round, seat), 0.0)
-            row[ix["points_sum"]] += points
-            row[ix["points_sq"]] += points * points
-            won = seat in winners
-            if won:
-                row[ix["rounds_won"]] += 1
-            else:
-                pips = r.pips_left[seat]
-                row[ix["losing_n"]] += 1
-                row[ix["losing_sum"]] += pips
-                row[ix["losing_sq"]] += pips * pips
-            if ending == "blocked":
-                row[ix["blocked_rounds"]] += 1
-            elif ending == "target":
-                row[ix["target_rounds"]] += 1
-            elif r.ended_by == seat:
-                row[ix["dominoes"]] += 1
-            _seat(c, ("seat", seat), 0, 0, 1, 1 if won else 0, points)
-            if r.opener >= 0:
-                _seat(c, ("turn", (seat - r.opener) % n), 0, 0, 1, 1 if won else 0, points)
+    # The players' and the seats' round counters, summed by the compiled tally in rounds
+    # order from zero; each row's counters here are still zero (ids are unique: the
+    # engine refuses a game without), so adding the sums gives the very same floats.
+    counted = tally.count_rounds(facts.rounds, n, own_bonus)
+    for pid, sums in zip(ids, counted.seats, strict=True):
+        row = rows[pid]
+        for place, value in zip(_ROUND_PLACES, sums, strict=True):
+            row[place] += value
+    seats = c.seats
+    for key, (rounds, won, points, points_sq) in counted.positions.items():
+        srow = seats.get(key)
+        if srow is None:
+            srow = seats[key] = [0.0] * len(storage.SEAT_COUNTERS)
+        srow[2] += rounds
+        srow[3] += won
+        srow[4] += points
+        srow[5] += points_sq
 
 
 def _margin(r: Any, sides: Sequence[Sequence[int]]) -> int | None:

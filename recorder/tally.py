@@ -126,3 +126,93 @@ def count_moves(moves: Sequence[MoveFact], seats: int, cap: int) -> MoveTally:
             if stuck:
                 t.block_k += 1
     return out
+
+
+ROUND_SUMS = 12
+"""The sums a game's rounds add to each seat's row, in the order of :class:`RoundTally`:
+rounds, round_moves_sum, round_moves_sq, points_sum, points_sq, rounds_won, losing_n,
+losing_sum, losing_sq, blocked_rounds, target_rounds, dominoes."""
+
+
+class RoundTally:
+    """A game's rounds counted: per seat, and per seat or turn position."""
+
+    def __init__(self, seats: int) -> None:
+        #: per seat, the ROUND_SUMS sums
+        self.seats: list[list[float]] = [[0.0] * ROUND_SUMS for _ in range(seats)]
+        #: ("seat", seat) or ("turn", position from the round's opener) -> [rounds,
+        #: rounds_won, points_sum, points_sq], in the order each was first counted
+        self.positions: dict[tuple[str, int], list[float]] = {}
+
+
+def count_rounds(rounds: Sequence[Any], seats: int,
+                 own_bonus: dict[tuple[int, int], float]) -> RoundTally:
+    """Count a game's rounds (``RoundFact``, in order) for ``seats`` players.
+
+    ``own_bonus`` is :attr:`MoveTally.own_bonus`: a seat's points in a round are the
+    round's points plus the bonus it scored with its own plays. Every sum starts at 0.0
+    and takes the rounds in order, as a loop adding each round to a row of zeros would.
+    """
+    out = RoundTally(seats)
+    sums = out.seats
+    positions = out.positions
+    seat_keys = [("seat", seat) for seat in range(seats)]
+    turn_keys = [("turn", k) for k in range(seats)]
+    for r in rounds:
+        written = r.ending
+        if written:
+            ending = str(written)
+        elif r.blocked:
+            ending = "blocked"
+        else:
+            ending = "target" if r.pips_left[r.ended_by] > 0 else "domino"
+        blocked = ending == "blocked"
+        target = ending == "target"
+        moves: int = r.moves
+        moves_f = float(moves)
+        moves_sq = float(moves * moves)
+        number = r.round
+        points_of = r.points
+        pips_of = r.pips_left
+        winners = set(r.winners)
+        ended_by = r.ended_by
+        opener: int = r.opener
+        for seat in range(seats):
+            row = sums[seat]
+            row[0] += 1.0
+            row[1] += moves_f
+            row[2] += moves_sq
+            points: float = float(points_of[seat]) + (
+                own_bonus.get((number, seat), 0.0) if own_bonus else 0.0)
+            row[3] += points
+            row[4] += points * points
+            won = seat in winners
+            if won:
+                row[5] += 1.0
+            else:
+                pips = float(pips_of[seat])
+                row[6] += 1.0
+                row[7] += pips
+                row[8] += pips * pips
+            if blocked:
+                row[9] += 1.0
+            elif target:
+                row[10] += 1.0
+            elif ended_by == seat:
+                row[11] += 1.0
+            _position(positions, seat_keys[seat], won, points)
+            if opener >= 0:
+                _position(positions, turn_keys[(seat - opener) % seats], won, points)
+    return out
+
+
+def _position(positions: dict[tuple[str, int], list[float]], key: tuple[str, int],
+              won: bool, points: float) -> None:
+    row = positions.get(key)
+    if row is None:
+        row = positions[key] = [0.0, 0.0, 0.0, 0.0]
+    row[0] += 1.0
+    if won:
+        row[1] += 1.0
+    row[2] += points
+    row[3] += points * points

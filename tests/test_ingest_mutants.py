@@ -223,6 +223,54 @@ def test_a_worker_prepares_every_kind_of_item_as_this_process_does(
     db.close()
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_a_worker_pauses_the_collector_for_a_chunk_and_puts_it_back(
+        db_path: Path, collecting: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cyclic collector is off while a worker prepares a chunk (its documents are
+    trees that reference counting frees) and as it was before once the chunk is done, also
+    when a database error stops the chunk."""
+    import gc
+    import sqlite3
+
+    from recorder import ingest
+    from recorder.parse import Limits
+
+    storage.connect(db_path).close()
+    ingest._start_worker(str(db_path), None, True, ingest._limits_args(Limits()))
+    seen: list[bool] = []
+    prepare = ingest.Importer._prepare
+
+    def watched(self: Any, source: Any, parsed: Any) -> Any:
+        seen.append(gc.isenabled())
+        return prepare(self, source, parsed)
+
+    monkeypatch.setattr(ingest.Importer, "_prepare", watched)
+    first, second = (json.dumps(make_game(seed)).encode() for seed in (1, 2))
+    wire = [("line", "a.jsonl", 0, 1, 0, first),
+            ("line", "a.jsonl", 1, 2, len(first) + 1, second)]
+    was = gc.isenabled()
+    try:
+        gc.enable() if collecting else gc.disable()
+        sent = ingest._prepare_chunk(wire)
+        assert [item[7] for item in sent] == [None, None]  # prepared, for the writer to store
+        assert all(item[8] is not None for item in sent)
+        assert seen == [False, False]
+        assert gc.isenabled() == collecting
+
+        def failing(db: Any, content_hash: str) -> Any:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        monkeypatch.setattr(ingest.storage, "find_by_hash", failing)
+        with pytest.raises(sqlite3.OperationalError):
+            ingest._prepare_chunk(wire)
+        assert gc.isenabled() == collecting
+    finally:
+        gc.enable() if was else gc.disable()
+        assert ingest._worker is not None
+        ingest._worker.db.close()
+        ingest._worker = None
+
+
 def stored_games(db_path: Path) -> int:
     """Games another connection sees: what is committed, not what is in flight."""
     other = storage.connect(db_path)
