@@ -384,12 +384,13 @@ class Importer:
 
     def _commit(self, batch: Sequence[_Pending]) -> Iterator[Outcome]:
         """Store the batch's new games in one transaction, then report the whole batch."""
-        if any(p.record is not None for p in batch):
+        new = [p for p in batch if p.record is not None]
+        if new:
             with storage.write_transaction(self.db):
                 self._stats = stats.Accumulator()
-                for pending in batch:
-                    if pending.record is not None:
-                        self._store(pending)
+                stored = _Stored(self.db, new)
+                for pending in new:
+                    self._store(pending, stored)
                 # the counters of the games just stored, in their transaction: exactly once
                 self._stats.flush(self.db)
         for pending in batch:
@@ -397,19 +398,21 @@ class Importer:
             self.tally.add(pending.outcome)
             yield pending.outcome
 
-    def _store(self, pending: _Pending) -> None:
+    def _store(self, pending: _Pending, stored: _Stored) -> None:
         """Store one judged game under the write lock, deciding its identity there, where
-        what another writer or an earlier game of this batch stored is seen.
+        what another writer or an earlier game of this batch stored is seen (``stored``).
 
         A game whose frontend + ``game_id`` is stored already is refused as a conflict,
         unless it continues that stored game, which is unfinished (:mod:`recorder.
         continuation`): then it replaces it, rows and counters, in this same savepoint.
         """
         assert pending.record is not None
-        if self._known_content(pending):
+        known = stored.by_hash.get(pending.content_hash)
+        if known is not None:
+            pending.decide(DUPLICATE, id=known["id"])
             pending.record = None
             return
-        other = None if pending.key is None else storage.find_by_key(self.db, *pending.key)
+        other = None if pending.key is None else stored.by_key.get(pending.key)
         if other is not None and not continuation.continues(self.db, other, pending.record):
             assert pending.key is not None
             pending.record = None
@@ -439,6 +442,7 @@ class Importer:
             pending.record = None
             pending.decide(REFUSED, error=internal_error(exc, "storage").to_dict())
             return
+        stored.add(game_pk, pending.record.game, replaced=other)
         if other is None:
             pending.decide(ACCEPTED, id=game_pk)
         else:
@@ -447,6 +451,30 @@ class Importer:
             pending.decide(SUPERSEDED, id=game_pk)
         self._stats.add(game_pk, pending.record.stats)
         pending.record = None  # its rows are in the file; free them before the batch ends
+
+
+class _Stored:
+    """The identity of the stored games a batch's games may meet, looked up for the whole
+    batch at once when its transaction takes the write lock, then kept up to date as the
+    batch stores games: what :func:`recorder.storage.find_by_hash` and
+    :func:`~recorder.storage.find_by_key` would answer at each game, two look-ups a batch
+    instead of two a game. Nothing else writes while the lock is held, so this is exact."""
+
+    def __init__(self, db: Database, batch: Sequence[_Pending]) -> None:
+        self.by_hash = storage.find_by_hashes(db, (p.content_hash for p in batch))
+        self.by_key = storage.find_by_keys(db, (p.key for p in batch if p.key is not None))
+
+    def add(self, game_pk: int, game: Mapping[str, Any],
+            replaced: Mapping[str, Any] | None = None) -> None:
+        """A game just stored as ``game_pk`` (in the place of ``replaced``, whose content
+        is then no longer stored): the identity columns of its row, as a look-up finds them."""
+        if replaced is not None:
+            self.by_hash.pop(replaced["content_hash"], None)
+        identity = {"id": game_pk, "frontend": game["frontend"], "game_id": game["game_id"],
+                    "content_hash": game["content_hash"], "imported_at": game["imported_at"]}
+        self.by_hash[identity["content_hash"]] = identity
+        if identity["frontend"] is not None and identity["game_id"] is not None:
+            self.by_key[(identity["frontend"], identity["game_id"])] = identity
 
 
 # ---------------------------------------------------------------------------------------

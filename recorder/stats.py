@@ -18,6 +18,7 @@ from __future__ import annotations
 import calendar
 import json
 import math
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -434,23 +435,35 @@ class Accumulator:
     def add(self, game_pk: int, c: Contribution | None, *, sign: float = 1.0,
             missed: bool = True) -> None:
         """Add a stored game's contribution (``sign`` -1: take it out; ``missed``: with its
-        examples of missed bonus, which a game whose rows are rewritten keeps)."""
+        examples of missed bonus, which a game whose rows are rewritten keeps).
+
+        The writer of an import runs this for every game under the write lock, so the
+        rows are merged by C loops (``map``) rather than element by element."""
         if c is None:
             return
         base = (c.variant, c.frontend, c.players)
-
-        def signed(row: Sequence[float]) -> Sequence[float]:
-            return row if sign == 1.0 else [sign * v for v in row]
-
+        round_row: Sequence[float] = c.round_row
+        player_rows: Iterable[tuple[str, Sequence[float]]] = c.player_rows.items()
+        hist_rows: Iterable[tuple[tuple[str, str, str], Sequence[float]]] = c.hist.items()
+        seat_rows: Iterable[tuple[tuple[str, int], Sequence[float]]] = c.seats.items()
+        if sign != 1.0:
+            round_row = [sign * v for v in round_row]
+            player_rows = [(k, [sign * v for v in row]) for k, row in player_rows]
+            hist_rows = [(k, [sign * v for v in row]) for k, row in hist_rows]
+            seat_rows = [(k, [sign * v for v in row]) for k, row in seat_rows]
+        else:
+            player_rows, hist_rows, seat_rows = \
+                list(player_rows), list(hist_rows), list(seat_rows)
+        rounds, players, hist, seats = self.rounds, self.players, self.hist, self.seats
         for grain, period in self.grains(c.day):
             key = (grain, period, *base)
-            merge_into(self.rounds, key, signed(c.round_row))
-            for pid, row in c.player_rows.items():
-                merge_into(self.players, (*key, pid), signed(row))
-            for (scope, kind, bucket), row in c.hist.items():
-                merge_into(self.hist, (kind, grain, period, scope, *base, bucket), signed(row))
-            for (kind, position), row in c.seats.items():
-                merge_into(self.seats, (*key, kind, position), signed(row))
+            merge_into(rounds, key, round_row)
+            for pid, row in player_rows:
+                merge_into(players, (*key, pid), row)
+            for (scope, kind, bucket), row in hist_rows:
+                merge_into(hist, (kind, grain, period, scope, *base, bucket), row)
+            for (kind, position), row in seat_rows:
+                merge_into(seats, (*key, kind, position), row)
         if sign > 0 and missed:
             for rnd, mv, pid, scored, best in c.missed:
                 self.missed.append((game_pk, rnd, mv, pid, c.variant, c.frontend, c.players,
@@ -472,14 +485,13 @@ class Accumulator:
     def flush(self, db: Database) -> None:
         """Add the batch to the tables (inside the caller's transaction) and start over."""
         conn = db.conn
-        if self.players:
-            conn.executemany(_UPSERT_PLAYERS, [(*k, *v) for k, v in self.players.items()])
-        if self.rounds:
-            conn.executemany(_UPSERT_ROUNDS, [(*k, *v) for k, v in self.rounds.items()])
-        if self.hist:
-            conn.executemany(_UPSERT_HIST, [(*k, *v) for k, v in self.hist.items()])
-        if self.seats:
-            conn.executemany(_UPSERT_SEATS, [(*k, *v) for k, v in self.seats.items()])
+        # each table's rows have distinct keys (the dictionaries'), so many rows may go
+        # in one statement: the sums stored are the same as one row at a time
+        for upsert, rows in ((_UPSERT_PLAYERS, self.players), (_UPSERT_ROUNDS, self.rounds),
+                             (_UPSERT_HIST, self.hist), (_UPSERT_SEATS, self.seats)):
+            if rows:
+                head, width, tail = upsert
+                storage.insert_rows(conn, head, width, list(rows.items()), tail)
         if self.missed:
             conn.executemany(
                 "INSERT INTO stats_missed (game, round, move, player, variant, frontend, "
@@ -515,20 +527,24 @@ class Accumulator:
 
 def merge_into(target: dict[tuple[Any, ...], list[float]], key: tuple[Any, ...],
            row: Sequence[float]) -> None:
+    """Add ``row`` to ``target[key]`` element by element (a copy of it if the key is new)."""
     have = target.get(key)
     if have is None:
         target[key] = list(row)
     else:
-        for i, v in enumerate(row):
-            have[i] += v
+        have[:] = map(operator.add, have, row)
 
 
-def _upsert(table: str, keys: Sequence[str], counters: Sequence[str]) -> str:
+def _upsert(table: str, keys: Sequence[str], counters: Sequence[str]) -> tuple[str, int, str]:
+    """The parts of a counter table's upsert for :func:`recorder.storage.insert_rows`:
+    ``INSERT INTO table (columns)``, the row's width, and the ``ON CONFLICT`` clause that
+    adds each counter to the stored one."""
     cols = [*keys, *counters]
     return (
-        f"INSERT INTO {table} (" + ", ".join(f"[{c}]" for c in cols) + ") VALUES ("
-        + ", ".join("?" for _ in cols) + ") ON CONFLICT(" + ", ".join(keys)
-        + ") DO UPDATE SET " + ", ".join(f"[{c}] = [{c}] + excluded.[{c}]" for c in counters)
+        f"INSERT INTO {table} (" + ", ".join(f"[{c}]" for c in cols) + ")",
+        len(cols),
+        " ON CONFLICT(" + ", ".join(keys) + ") DO UPDATE SET "
+        + ", ".join(f"[{c}] = [{c}] + excluded.[{c}]" for c in counters),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from conftest import break_game, json_lines, make_game, write_jsonl
+from conftest import break_game, json_lines, make_game, stats_counters, write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -221,6 +221,68 @@ def test_a_failing_insert_rolls_back_only_that_game(
     counts = storage.count_rows(db)
     counts.pop("tokens")
     assert counts == expected_rows([docs[0], docs[2]])
+
+
+def test_each_game_of_a_batch_is_decided_as_in_a_batch_of_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer looks a batch's hashes and keys up once, then keeps what it found up to
+    date as it stores: a duplicate, a continuation, a conflict and a failure at write
+    inside one batch are answered and stored as when every game has its own transaction,
+    and the counters are those of the games stored."""
+    doc = next(d for d in (make_game(n, ruleset="classic", players=2) for n in range(40, 90))
+               if len(d["rounds"]) >= 2)
+    part = copy.deepcopy(doc)  # what a frontend saves halfway: the first round, cut
+    part["rounds"] = part["rounds"][:1]
+    part["rounds"][0]["moves"] = part["rounds"][0]["moves"][:2]
+    part["rounds"][0].pop("result", None)
+    part.pop("result", None)
+    other, failing = make_game(31), make_game(33)
+    clash = make_game(32, game_id=other["game_id"])
+    docs = [part, part, doc, part, doc, other, clash, failing, failing, make_game(34)]
+    body = "\n".join(map(json.dumps, docs)).encode()
+    real_insert = storage.insert_game
+
+    def answers(batch_size: int) -> tuple[list[tuple[Any, ...]], Path]:
+        failed: list[int] = []
+
+        def insert_once_failing(database: storage.Database, record: storage.GameRecord) -> int:
+            game_pk = real_insert(database, record)
+            if record.game["game_id"] == failing["game_id"] and not failed:
+                failed.append(game_pk)  # the rows are written: the savepoint takes them back
+                raise ValueError("planted after the rows were written")
+            return game_pk
+
+        monkeypatch.setattr(storage, "insert_game", insert_once_failing)
+        path = tmp_path / f"b{batch_size}.db"
+        database = storage.connect(path)
+        importer = ingest.Importer(database, batch_size=batch_size)
+        outcomes = list(importer.run(
+            (None, d) for d in ingest.upload_documents(body, limits=ingest.Limits())))
+        assert storage.integrity_check(database) == "ok"
+        database.close()
+        return [(o.status, o.id, (o.error or {}).get("code")) for o in outcomes], path
+
+    alone, alone_db = answers(1)
+    together, together_db = answers(64)
+    assert together == alone
+    assert [status for status, _, _ in together] == [
+        "accepted", "duplicate", "superseded", "refused", "duplicate", "accepted", "refused",
+        "refused", "accepted", "accepted"]
+    assert [code for _, _, code in together if code] == [
+        "game/conflict", "game/conflict", "internal/storage"]
+    assert together[0][1] == together[1][1] == together[2][1] == together[4][1]
+    assert table_counts(together_db) == table_counts(alone_db) == \
+        expected_rows([doc, other, failing, docs[-1]])
+    assert stats_counters(together_db) == stats_counters(alone_db)
+
+    # the counters are those of the stored games imported on their own
+    monkeypatch.setattr(storage, "insert_game", real_insert)
+    fresh = storage.connect(tmp_path / "fresh.db")
+    list(ingest.Importer(fresh).run((None, d) for d in ingest.upload_documents(
+        "\n".join(map(json.dumps, [doc, other, failing, docs[-1]])).encode(),
+        limits=ingest.Limits())))
+    fresh.close()
+    assert stats_counters(together_db) == stats_counters(tmp_path / "fresh.db")
 
 
 def test_an_unfinished_game_is_kept_as_unfinished(cli: Cli, tmp_path: Path,
