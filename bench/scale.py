@@ -4,6 +4,7 @@
     python bench/scale.py --rounds 1000000 --workers 1 --workers 2
     python bench/scale.py --rounds 100000 --no-import    # a quick look
     python bench/scale.py --json                         # the same figures as JSON
+    python bench/scale.py --worker 20000                 # one worker's CPU a round, by step
     python bench/scale.py --warehouse 10000000 --sqlite 10000000   # the stats URLs' p95
 
 (``--warehouse``: the dashboards on DuckDB over generated Parquet facts, beside the SQLite
@@ -237,6 +238,75 @@ def bench_commit(games: int, shards: int = 100) -> dict[str, Any]:
             "games_per_s": round(games / seconds), "accepted": commit["counts"]["accept"]}
 
 
+def bench_worker(rounds: int, shard_bytes: int | None, profile: str | None,
+                 keep: str | None) -> dict[str, Any]:
+    """One worker's tasks run in this process, without Dask: every shard processed, the
+    commit, every shard published, each step timed in CPU seconds (steadier than the
+    clock on a shared machine). The per-round cost of the work the cluster spreads, with
+    no scheduler, no cluster start and no waiting in it. ``profile``: a cProfile of the
+    processing and the publishing into that file; ``keep``: write the datasets there (to
+    compare runs) instead of a temporary folder."""
+    from recorder import batch, parquet
+    from recorder.parse import Limits
+
+    files, meta = corpus(rounds)
+    limits = Limits()
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        out = keep or str(Path(tmp) / "facts")
+        if keep:
+            shutil.rmtree(keep, ignore_errors=True)
+        fs, root = parquet.filesystem(out)
+        batch.open_state(fs, root, "facts")
+        sources = batch.expand_sources([str(f) for f in files])
+        step = shard_bytes or batch.DEFAULT_SHARD_BYTES
+        shards: list[Any] = []
+        for source in sources:
+            for shard in batch.plan_file(source, step, limits):
+                shards.append(batch.Shard(**{**batch.asdict(shard), "ordinal": len(shards)}))
+        cpu: dict[str, float] = {}
+
+        def timed(name: str, work: Any) -> Any:
+            started = time.process_time()
+            if profiler is not None and name != "commit":
+                profiler.enable()
+            try:
+                return work()
+            finally:
+                if profiler is not None:
+                    profiler.disable()
+                cpu[name] = cpu.get(name, 0.0) + time.process_time() - started
+
+        records = {}
+        for shard in shards:
+            result = timed("process", lambda s=shard: batch.process_shard(
+                s, out, "facts", limits))
+            records[shard.id] = result
+        now = "2026-12-02T00:00:00Z"
+        commit = timed("commit", lambda: batch.decide(
+            fs, root, shards, batch.line_bases(shards, records), now))
+        for shard in shards:
+            timed("publish", lambda s=shard: batch.publish_shard(
+                s, commit["bases"][s.id], out, "facts", now))
+        timed("commit", lambda: batch._roll_up(fs, root, shards, commit))
+        games = sum(r.games for r in records.values())
+        total = sum(r.rounds for r in records.values())
+        size = sum(p.stat().st_size for p in Path(out).rglob("*.parquet")
+                   if "_batch" not in p.parts)
+    if profiler is not None:
+        profiler.dump_stats(profile)
+    if games != meta["games"] or total != meta["rounds"]:
+        raise SystemExit(f"the worker staged {games} games / {total} rounds; expected {meta}")
+    return {"rounds": total, "games": games, "shards": len(shards),
+            "us_per_round": {k: round(v / total * 1e6, 1) for k, v in cpu.items()},
+            "cpu_seconds": {k: round(v, 2) for k, v in cpu.items()},
+            "bytes_per_round": round(size / total), "load": _load()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, action="append",
@@ -270,7 +340,28 @@ def main(argv: list[str] | None = None) -> int:
                              "query time (the alternative to the counters; needs the moves)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="with --warehouse: times each ask is timed [default: 3]")
+    parser.add_argument("--worker", type=int, action="append", metavar="ROUNDS",
+                        help="one worker's tasks in this process on the corpus of ROUNDS "
+                             "rounds: CPU microseconds a round of processing, the commit "
+                             "and publishing, and nothing else")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="with --worker: a cProfile of processing and publishing")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="with --worker: write the datasets to DIR and keep them")
     args = parser.parse_args(argv)
+    if args.worker:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        for rounds in args.worker:
+            row = bench_worker(rounds, args.shard_bytes, args.profile, args.keep)
+            us = row["us_per_round"]
+            print(f"one worker, {row['rounds']:,} rounds ({row['games']:,} games, "
+                  f"{row['shards']} shards): CPU us a round: process {us['process']}, "
+                  f"commit {us['commit']}, publish {us['publish']}, total "
+                  f"{round(sum(us.values()), 1)}; {row['bytes_per_round']} bytes a round; "
+                  f"load {row['load']}")
+            if args.json:
+                print(json.dumps(row))
+        return 0
     if args.warehouse:
         return warehouse_main(args)
     if args.commit:

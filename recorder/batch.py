@@ -41,6 +41,7 @@ bytes when it could not be parsed): sending the same bad document again adds not
 
 from __future__ import annotations
 
+import array
 import glob as globlib
 import gzip
 import hashlib
@@ -53,17 +54,18 @@ import uuid
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final
 
 import fsspec
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from sqlite_utils import Database
 
-from recorder import jsontext, parquet, storage
+from recorder import jsontext, packing, parquet, storage, warehouse
 from recorder.errors import InputError, RecorderError, TooLarge
 from recorder.ingest import (
     IMPORT_SUFFIXES,
@@ -83,6 +85,7 @@ from recorder.review import VERSION as REVIEW_VERSION
 from recorder.review import Plan, Settings, assemble, plan_review, review_round
 from recorder.reviews import NO_ROUNDS, settings_key
 from recorder.rules import PRESETS
+from recorder.stats import Contribution
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +121,7 @@ _WHITESPACE: Final = b" \t\r\n"
 _BOM: Final = b"\xef\xbb\xbf"
 _BUFFER_ROWS: Final = {"ids": 8192, "games": 128, "players": 8192, "rounds": 8192,
                        "moves": 32768, "refused": 1024, "reviews": 1024,
-                       "review_decisions": 8192}
+                       "review_decisions": 8192, "counted": 1024}
 """Rows of each staging table held before they are written as a row group: a games
 row holds the whole log, so few of them (a worker's memory stays under about 100 MB
 beyond its modules, whatever the shard's size)."""
@@ -449,8 +452,12 @@ class _Verdicts(_Fresh):
 
 
 def _importer(kind: str) -> _Fresh:
-    cls = _Verdicts if kind == "replay" else _Fresh
-    return cls(Database(memory=True), aggregates=False)
+    """The import's per-game work; for ``facts`` and ``review`` with each game's
+    contribution to the statistics' counters (``stats.contribution``, computed as the
+    import computes it, from the facts in hand), which the shard stages for publishing."""
+    if kind == "replay":
+        return _Verdicts(Database(memory=True), aggregates=False)
+    return _Fresh(Database(memory=True), aggregates=_COUNTED)
 
 
 # ---------------------------------------------------------------------------------------
@@ -469,6 +476,13 @@ _STAGED_REFUSED: Final = pa.schema([
     ("pos", pa.int32()), ("code", pa.string()), ("pointer", pa.string()),
     ("message", pa.string()), ("round", pa.int32()), ("move", pa.int32()),
 ])
+_STAGED_COUNTED: Final = pa.schema([("pos", pa.int32()), ("body", pa.string())])
+"""Every valid game of a shard (``batch facts`` and ``review``), in order: its
+contribution to the statistics' counters and the players row it adds to
+``stats_game_players``, as JSON text (:func:`_counted_text`). The contribution is the
+import's (``stats.contribution``), computed once from the facts the replay just gave:
+publishing only adds the games the commit accepted, where it would otherwise read every
+move back and count it again."""
 _GAME_COLUMNS: Final = parquet.GAMES.names
 
 
@@ -477,10 +491,219 @@ def _staging_schemas() -> dict[str, pa.Schema]:
     the game's id will be (``games.id``, the facts' ``game``)."""
     return {"ids": _ID_SCHEMA, "games": parquet.GAMES, "players": parquet.PLAYERS,
             "rounds": parquet.ROUNDS, "moves": parquet.MOVES, "refused": _STAGED_REFUSED,
-            **parquet.REVIEW_SCHEMAS}
+            "counted": _STAGED_COUNTED, **parquet.REVIEW_SCHEMAS}
 
 
 STAGING: Final = _staging_schemas()
+
+
+# ---------------------------------------------------------------------------------------
+# A shard's moves, column by column, from the rounds as the import packs them.
+
+_LAYOUT: Final = ("player", "action", "tile_a", "tile_b", "side", "legal_count", "score",
+                  "best_score", "forced", "pips", "best_pips", "least_pips", "double",
+                  "double_choice", "next_stuck")
+"""The bytes of a packed move this module reads (``recorder.packing``, layout 1)."""
+_PACKED: Final = (len(_LAYOUT) == packing.WIDTH and tuple(packing.FIELDS) == _LAYOUT
+                  and packing.NULL == 1 and tuple(packing.ACTIONS) == ("play", "draw", "pass")
+                  and tuple(packing.SIDES) == ("left", "right", "up", "down"))
+"""Whether the packing is the layout read here; if it ever changes, every round is
+unpacked by ``packing.unpack_round`` instead (the same rows, at the old cost)."""
+_WIDTH: Final = packing.WIDTH
+
+
+def _byte_value(b: int) -> int | None:
+    """``packing._value``: a byte's number, None for the null byte."""
+    return None if b == 1 else b - 2
+
+
+class _Lookups:
+    """What each byte of a packed move reads as, per column type, as Arrow arrays indexed
+    by the byte (``pyarrow.compute.take``): the values ``packing.unpack_round`` gives,
+    made once a process. A byte no packed round holds is out of a table's range, and the
+    take fails (the rounds are then unpacked one by one, as before)."""
+
+    def __init__(self) -> None:
+        self.int32 = pa.array([_byte_value(b) for b in range(256)], pa.int32())
+        self.int8 = pa.array([_byte_value(b) for b in range(130)], pa.int8())
+        self.real = pa.array([None if b == 1 else float(b - 2) for b in range(256)],
+                             pa.float64())
+        # ACTIONS[b - 2] and SIDES[b - 2], negative indexes included, as unpack_round reads
+        self.action = pa.array([packing.ACTIONS[b - 2] for b in range(5)], pa.string())
+        self.side = pa.array([None if b == 1 else packing.SIDES[b - 2] for b in range(6)],
+                             pa.string())
+        # a tile is f"{a}-{b}" of its two bytes' numbers, null when the first is null
+        self.tile_a = pa.array([None if b == 1 else str(b - 2) for b in range(256)])
+        self.tile_b = pa.array([str(_byte_value(b)) for b in range(256)])
+
+
+_lookups: _Lookups | None = None
+
+
+class _MoveColumns:
+    """The moves rows of a row group of staging, built as Arrow columns.
+
+    The import packs each round's moves (``recorder.packing``: a JSON array of the
+    times, ``WIDTH`` bytes a move); the ``moves`` rows are those bytes read back. Here
+    the bytes of many rounds are joined into one buffer and read column by column
+    (``pyarrow.compute``: a byte a move, looked up in :class:`_Lookups`), where
+    unpacking them in Python cost a tuple, 17 values and their conversion a move. Rounds
+    the bytes cannot hold (``odd``), and any round the fast reading would not give
+    exactly as ``packing.unpack_round`` does, come from ``unpack_round`` itself, in
+    their place among the rows.
+    """
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self._parts: list[pa.Table] = []
+        self._games = array.array("q")
+        self._rounds = array.array("i")
+        self._numbers = array.array("i")
+        self._times: list[Any] = []
+        self._facts: list[bytes] = []
+        self._runs: list[tuple[int, int, str]] = []
+        self._count = 0
+
+    def add(self, pos: int, round_moves: Sequence[tuple[Any, ...]]) -> None:
+        """One game's ``round_moves`` rows (round, ms, facts, odd), in order."""
+        for rnd, ms, facts, odd in round_moves:
+            if _PACKED and odd is None and facts is not None:
+                n, extra = divmod(len(facts), _WIDTH)
+                try:
+                    times = orjson.loads(ms) if ms else []
+                except orjson.JSONDecodeError:
+                    times = None
+                if not extra and type(times) is list and len(times) == n:
+                    if n:
+                        self._games.extend(array.array("q", (pos,)) * n)
+                        self._rounds.extend(array.array("i", (rnd,)) * n)
+                        self._numbers.extend(range(1, n + 1))
+                        self._times.extend(times)
+                        self._facts.append(facts)
+                        self._runs.append((pos, rnd, ms))
+                        self._count += n
+                        self.rows += n
+                    continue
+            rows = [(pos, rnd, *row) for row in packing.unpack_round(ms, facts, odd)]
+            if rows:
+                self._close_run()
+                self._parts.append(parquet.table(parquet.MOVES, rows))
+                self.rows += len(rows)
+
+    def _close_run(self) -> None:
+        """The rounds read from bytes since the last odd round, as one table."""
+        if not self._count:
+            return
+        try:
+            part = self._columns()
+        except (pa.ArrowException, IndexError, TypeError, ValueError):
+            part = self._unpacked()  # a value the tables do not hold: as unpack_round
+        self._parts.append(part)
+        self._games, self._rounds, self._numbers = \
+            array.array("q"), array.array("i"), array.array("i")
+        self._times, self._facts, self._runs, self._count = [], [], [], 0
+
+    def _columns(self) -> pa.Table:
+        global _lookups
+        if _lookups is None:
+            _lookups = _Lookups()
+        look = _lookups
+        n = self._count
+        data = pa.py_buffer(b"".join(self._facts))
+        moves = pa.FixedSizeListArray.from_arrays(
+            pa.Array.from_buffers(pa.uint8(), n * _WIDTH, [None, data]), _WIDTH)
+        byte = [pc.list_element(moves, k) for k in range(_WIDTH)]
+
+        def take(table: pa.Array, k: int) -> pa.Array:
+            return pc.take(table, byte[k])
+
+        try:
+            times = pa.array(self._times, pa.float64())
+        except (pa.ArrowException, TypeError, ValueError):
+            times = pa.array([None if t is None else float(t) for t in self._times],
+                             pa.float64())
+        columns = [
+            pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(self._games)]),
+            pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(self._rounds)]),
+            pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(self._numbers)]),
+            take(look.int32, 0), take(look.action, 1),
+            pc.binary_join_element_wise(take(look.tile_a, 2), take(look.tile_b, 3), "-"),
+            take(look.side, 4), times, take(look.int32, 5), take(look.real, 6),
+            take(look.real, 7), take(look.int8, 8), take(look.int32, 9),
+            take(look.int32, 10), take(look.int32, 11), take(look.int8, 12),
+            take(look.int8, 13), take(look.int8, 14),
+        ]
+        return pa.Table.from_arrays(columns, schema=parquet.MOVES)
+
+    def _unpacked(self) -> pa.Table:
+        """The same rows as :meth:`_columns`, unpacked a round at a time (the old way)."""
+        rows: list[tuple[Any, ...]] = []
+        for (pos, rnd, ms), facts in zip(self._runs, self._facts, strict=True):
+            rows.extend((pos, rnd, *row) for row in packing.unpack_round(ms, facts, None))
+        return parquet.table(parquet.MOVES, rows)
+
+    def table(self) -> pa.Table:
+        """Every row added since the last call, in order (and the buffer emptied)."""
+        self._close_run()
+        parts, self._parts, self.rows = self._parts, [], 0
+        return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
+
+
+# ---------------------------------------------------------------------------------------
+# A game's counters, staged.
+
+_CONTRIBUTION_FIELDS: Final = ("day", "variant", "frontend", "players", "people",
+                               "player_rows", "round_row", "hist", "seats", "missed")
+_COUNTED: Final = tuple(f.name for f in fields(Contribution)) == _CONTRIBUTION_FIELDS
+"""Whether a contribution is the one :func:`_counted_text` writes down; if it ever
+changes, shards stage no counters and publishing counts each game from its rows again."""
+
+
+def _counted_text(record: storage.GameRecord) -> str:
+    """A game's ``counted`` row: its contribution (None without one) and its
+    ``stats_game_players`` rows (seat, player id, name, final score, won), as JSON
+    (Python's: every float, infinities too, reads back the same)."""
+    c = record.stats
+    players = [(p[0], p[1], p[2], p[3], 1 if p[4] else 0) for p in record.players]
+    if c is None:
+        return json.dumps([players, None])
+    return json.dumps([players, [c.day, c.variant, c.frontend, c.players, c.people,
+                                 c.player_rows, c.round_row, list(c.hist.items()),
+                                 list(c.seats.items()), c.missed]])
+
+
+def _counted_of(text: str) -> tuple[list[tuple[Any, ...]], Contribution | None]:
+    """A ``counted`` row read back: the players rows and the contribution, its keys
+    tuples again."""
+    players, c = json.loads(text)
+    rows = [tuple(p) for p in players]
+    if c is None:
+        return rows, None
+    day, variant, frontend, n, people, player_rows, round_row, hist, seats, missed = c
+    return rows, Contribution(
+        day, variant, frontend, n, [tuple(p) for p in people], player_rows, round_row,
+        {tuple(k): v for k, v in hist}, {tuple(k): v for k, v in seats},
+        [tuple(m) for m in missed])
+
+
+class _Counters(warehouse.DayCounters):
+    """The day counters of a shard's published games, from the contributions its
+    processing staged: ``DayCounters.add`` without counting the game again."""
+
+    def add_counted(self, game: dict[str, Any], players: Sequence[tuple[Any, ...]],
+                    c: Contribution | None) -> None:
+        game_id = int(game["id"])
+        self._games.append(tuple(game[k] for k in parquet.COUNTERS["stats_games"].names))
+        self._players.extend((game_id, *p) for p in players)
+        self.games += 1
+        if c is None:
+            return
+        self._acc.add(game_id, c)
+        for pid, name in c.people:
+            entry = self._people.setdefault(pid, [None, None, 0])
+            entry[2] += 1
+            if name is not None and (entry[1] is None or game_id > entry[1]):
+                entry[0], entry[1] = name, game_id
 
 
 @dataclass
@@ -516,12 +739,21 @@ class _Stage:
         names = ["ids", "games", "refused"]
         if kind in ("facts", "review"):
             names += list(parquet.FACT_DATASETS)
+            if _COUNTED:
+                names.append("counted")
         if kind == "review":
             names += list(parquet.REVIEW_DATASETS)
-        self._rows: dict[str, list[tuple[Any, ...]]] = {n: [] for n in names}
+        self._rows: dict[str, list[tuple[Any, ...]]] = {n: [] for n in names
+                                                        if n != "moves"}
+        self._moves = _MoveColumns() if "moves" in names else None
         self._files = {n: parquet.FileWriter(fs, f"{folder}/{n}.parquet", STAGING[n],
                                              compression=parquet.STAGING_COMPRESSION)
                        for n in names}
+
+    @property
+    def counted(self) -> bool:
+        """Whether the shard stages its games' counters (else publishing counts them)."""
+        return "counted" in self._rows
 
     def add(self, name: str, row: tuple[Any, ...]) -> None:
         rows = self._rows[name]
@@ -530,24 +762,34 @@ class _Stage:
             self._flush(name)
 
     def add_facts(self, pos: int, record: storage.GameRecord) -> None:
-        """A game's players, rounds and moves rows, under its place in the shard."""
-        for name, facts in (("players", record.players), ("rounds", record.rounds),
-                            ("moves", record.moves)):
+        """A game's players, rounds and moves rows, under its place in the shard: the
+        moves from the rounds as the import packs them (``record.round_moves``), turned
+        into columns a row group at a time."""
+        for name, facts in (("players", record.players), ("rounds", record.rounds)):
             rows = self._rows.get(name)
             if rows is None or not facts:
                 continue  # batch replay keeps no facts
             rows.extend([(pos, *row) for row in facts])
             if len(rows) >= _BUFFER_ROWS[name]:
                 self._flush(name)
+        moves = self._moves
+        if moves is not None and record.round_moves:
+            moves.add(pos, record.round_moves)
+            if moves.rows >= _BUFFER_ROWS["moves"]:
+                self._flush("moves")
 
     def _flush(self, name: str) -> None:
+        if name == "moves":
+            if self._moves is not None and self._moves.rows:
+                self._files[name].write(self._moves.table())
+            return
         rows = self._rows[name]
         if rows:
             self._files[name].write(parquet.table(STAGING[name], rows))
             rows.clear()
 
     def close(self) -> None:
-        for name in self._rows:
+        for name in self._files:
             self._flush(name)
         for writer in self._files.values():
             writer.close()
@@ -724,9 +966,12 @@ def _stage_document(stage: _Stage, importer: _Fresh, shard: Shard, pos: int,
         game = record.game
         stage.add("ids", (pos, item.line, item.index, pending.content_hash, kf, kg,
                           pending.game_id, game["preset"], VALID))
-        stage.add("games", tuple(pos if c == "id" else storage.log_text(game[c])
+        # the log as received: what the stored, compressed log decompresses to
+        stage.add("games", tuple(pos if c == "id" else log_text(item)
                                  if c == "log" else game[c] for c in _GAME_COLUMNS))
         stage.add_facts(pos, record)
+        if stage.counted:
+            stage.add("counted", (pos, _counted_text(record)))
         result.games += 1
         result.rounds += int(game["rounds_count"] or 0)
         return True
@@ -1153,11 +1398,15 @@ def _count_shard(fs: fsspec.AbstractFileSystem, staging: str, positions: pa.Arra
     (:mod:`recorder.warehouse`). Counted from the rows as published (ids, and the
     commit's import time where the log gives no date), a game at a time: the staged
     tables are in the order of the shard's documents."""
-    from recorder import warehouse
-
-    counters = warehouse.DayCounters()
     ids = dict(zip(positions.to_pylist(), new_ids.to_pylist(), strict=True))
-    fields = [c for c in warehouse.GAME_FIELDS if c != "id"]
+    names = [c for c in warehouse.GAME_FIELDS if c != "id"]
+    if fs.exists(f"{staging}/counted.parquet"):
+        _count_staged(fs, staging, ids, names, now)
+        return
+    # a shard staged without its counters (a layout of the contribution this version
+    # does not write down): each game counted again from its rows
+    counters = warehouse.DayCounters()
+    fields = names
     facts = {name: _by_position(fs, f"{staging}/{name}.parquet")
              for name in parquet.FACT_DATASETS}
     heads: dict[str, tuple[int, list[tuple[Any, ...]]] | None] = {
@@ -1178,6 +1427,32 @@ def _count_shard(fs: fsspec.AbstractFileSystem, staging: str, positions: pa.Arra
                 rows[name] = head[1] if head is not None and head[0] == pos else []
             counters.add(game, warehouse.facts_of(rows["players"], rows["rounds"],
                                                   rows["moves"]))
+    warehouse.write_tables(fs, f"{staging}/counters", counters.tables())
+
+
+def _count_staged(fs: fsspec.AbstractFileSystem, staging: str, ids: dict[int, int],
+                  names: Sequence[str], now: str) -> None:
+    """:func:`_count_shard` from the contributions the shard's processing staged (a
+    ``counted`` row a valid game, in the order of its ``games`` rows): each published
+    game adds its own, dated as the import dates it, by the log's start or else the
+    commit's import time."""
+    counters = _Counters()
+    counted = parquet.iter_batches(fs, f"{staging}/counted.parquet", batch_rows=4096)
+    bodies: Iterator[tuple[Any, ...]] = parquet.rows_of(counted)
+    for batch in parquet.iter_batches(fs, f"{staging}/games.parquet", ["id", *names],
+                                      batch_rows=4096):
+        for pos, *values in parquet.rows_of([batch]):
+            at, body = next(bodies)
+            if at != pos:  # pragma: no cover - written together, in one order
+                raise RuntimeError(f"the staged counters of {staging} are out of order")
+            if pos not in ids:
+                continue
+            game = dict(zip(names, values, strict=True))
+            game.update(id=ids[pos], imported_at=now, played_at=game["started_at"] or now)
+            players, c = _counted_of(body)
+            if c is not None:  # stats.contribution's day, with the commit's import time
+                c.day = str(game.get("started_at") or game.get("imported_at") or "")[:10]
+            counters.add_counted(game, players, c)
     warehouse.write_tables(fs, f"{staging}/counters", counters.tables())
 
 
@@ -1499,8 +1774,6 @@ def _roll_up(fs: fsspec.AbstractFileSystem, root: str, shards: Sequence[Shard],
              commit: dict[str, Any]) -> None:
     """The run's counters: the day counters its shards staged, summed into one file per
     counters dataset named after the commit (written again the same, if the run is)."""
-    from recorder import warehouse
-
     parts: dict[str, list[str]] = {}
     for shard in shards:
         folder = f"{root}/{MANIFEST}/staging/{shard.id}/counters"
