@@ -243,7 +243,9 @@ def bench_worker(rounds: int, shard_bytes: int | None, profile: str | None,
     """One worker's tasks run in this process, without Dask: every shard processed, the
     commit, every shard published, each step timed in CPU seconds (steadier than the
     clock on a shared machine). The per-round cost of the work the cluster spreads, with
-    no scheduler, no cluster start and no waiting in it. ``profile``: a cProfile of the
+    no scheduler, no cluster start and no waiting in it. ``shard_bytes``: shards of
+    exactly that many bytes (``--shard-bytes 33554432``: the default's, as a large
+    archive is cut), else as ``batch`` cuts the corpus's files. ``profile``: a cProfile of the
     processing and the publishing into that file; ``keep``: write the datasets there (to
     compare runs) instead of a temporary folder."""
     from recorder import batch, parquet
@@ -263,10 +265,15 @@ def bench_worker(rounds: int, shard_bytes: int | None, profile: str | None,
         fs, root = parquet.filesystem(out)
         batch.open_state(fs, root, "facts")
         sources = batch.expand_sources([str(f) for f in files])
-        step = shard_bytes or batch.DEFAULT_SHARD_BYTES
         shards: list[Any] = []
         for source in sources:
-            for shard in batch.plan_file(source, step, limits):
+            if shard_bytes:  # shards of exactly that size, as a large archive's are
+                planned = [batch.Shard(source.url, source.stamp, "lines", False, start,
+                                       min(start + shard_bytes, source.size))
+                           for start in range(0, source.size, shard_bytes)]
+            else:
+                planned = batch.plan_file(source, batch.DEFAULT_SHARD_BYTES, limits)
+            for shard in planned:
                 shards.append(batch.Shard(**{**batch.asdict(shard), "ordinal": len(shards)}))
         cpu: dict[str, float] = {}
 

@@ -609,10 +609,10 @@ class _MoveColumns:
             _lookups = _Lookups()
         look = _lookups
         n = self._count
-        data = pa.py_buffer(b"".join(self._facts))
-        moves = pa.FixedSizeListArray.from_arrays(
-            pa.Array.from_buffers(pa.uint8(), n * _WIDTH, [None, data]), _WIDTH)
-        byte = [pc.list_element(moves, k) for k in range(_WIDTH)]
+        data = b"".join(self._facts)
+        # byte k of every move: a strided slice of the joined bytes (a C loop), as uint8
+        byte = [pa.Array.from_buffers(pa.uint8(), n, [None, pa.py_buffer(data[k::_WIDTH])])
+                for k in range(_WIDTH)]
 
         def take(table: pa.Array, k: int) -> pa.Array:
             return pc.take(table, byte[k])
@@ -1340,9 +1340,11 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
     accepted = decisions.filter(pc.equal(decisions.column("verdict"), "accept"))
     reviewed = decisions.filter(pc.equal(decisions.column("verdict"), "review"))
     chosen: dict[str, tuple[Any, Any, Any]] = {}
+    lookups: dict[str, _Chosen] = {}
     for verdict, rows in (("accept", accepted), ("review", reviewed)):
         by_pos = ids.take(pc.index_in(rows.column("pos"), value_set=ids.column("pos")))
         chosen[verdict] = (rows.column("pos"), rows.column("id"), by_pos.column("preset"))
+        lookups[verdict] = _Chosen(ids.num_rows, *chosen[verdict])
     names: tuple[str, ...] = ("games",)
     if kind in ("facts", "review"):
         names += parquet.FACT_DATASETS
@@ -1353,28 +1355,34 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
     try:
         for name in names:
             column = "id" if name == "games" else "game"
-            positions, new_ids, presets = \
-                chosen["review" if name in parquet.REVIEW_DATASETS else "accept"]
+            lookup = lookups["review" if name in parquet.REVIEW_DATASETS else "accept"]
+            if not lookup.any:
+                continue
+            parts = _PresetParts(writers[name], _WRITE_ROWS.get(name, 64 * 1024))
             for batch in parquet.iter_batches(fs, f"{staging}/{name}.parquet",
                                               batch_rows=_READ_ROWS.get(name, 64 * 1024)):
-                found = pc.index_in(batch.column(column), value_set=positions)
-                keep = pc.is_valid(found)
-                if not pc.any(keep).as_py():
+                positions = batch.column(column)
+                new_ids = pc.take(lookup.ids, positions)
+                if new_ids.null_count == len(new_ids):
                     continue
-                batch, found = batch.filter(keep), found.filter(keep)
+                codes = pc.take(lookup.codes, positions)
+                if new_ids.null_count:
+                    keep = pc.is_valid(new_ids)
+                    batch, new_ids, codes = \
+                        batch.filter(keep), new_ids.filter(keep), codes.filter(keep)
                 batch = batch.set_column(batch.schema.get_field_index(column), column,
-                                         pc.take(new_ids, found))
+                                         new_ids)
                 if name == "games":
                     batch = _stamped(batch, now)
                 elif name == "reviews":
                     at = pa.array([now] * batch.num_rows, pa.string())
                     batch = batch.set_column(batch.schema.get_field_index("reviewed_at"),
                                              "reviewed_at", at)
-                row_presets = pc.take(presets, found)
-                for preset in pc.unique(row_presets).to_pylist():
-                    rows = batch.filter(pc.equal(row_presets, preset)) \
-                        if preset is not None else batch.filter(pc.is_null(row_presets))
-                    writers[name].add_table(preset, pa.Table.from_batches([rows]))
+                present = pc.unique(codes).to_pylist()
+                for code in present:
+                    parts.add(lookup.presets[code], batch if len(present) == 1 else
+                              batch.filter(pc.equal(codes, code)))
+            parts.close()
         _publish_refusals(fs, staging, shard, ids, decisions, bases, now, writers["refused"])
         if kind in ("facts", "review"):
             _count_shard(fs, staging, *chosen["accept"][:2], now)
@@ -1389,6 +1397,65 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
         record.status = "published"
         _write_record(fs, root, record)
     return accepted.num_rows
+
+
+class _Chosen:
+    """The documents of a shard a verdict publishes, as look-ups by place in the shard
+    (``pyarrow.compute.take`` by a staged row's ``game``): the games.id each gets, and
+    the number of its preset in ``presets`` (null: not published)."""
+
+    def __init__(self, documents: int, positions: pa.Array, new_ids: pa.Array,
+                 presets: pa.Array) -> None:
+        places = positions.to_pylist()
+        size = max([documents, *(p + 1 for p in places)])
+        self.presets: list[str | None] = list(dict.fromkeys(presets.to_pylist()))
+        number = {preset: i for i, preset in enumerate(self.presets)}
+        ids: list[int | None] = [None] * size
+        codes: list[int | None] = [None] * size
+        for place, new_id, preset in zip(places, new_ids.to_pylist(), presets.to_pylist(),
+                                         strict=True):
+            ids[place], codes[place] = new_id, number[preset]
+        self.any = bool(places)
+        self.ids = pa.array(ids, pa.int64())
+        self.codes = pa.array(codes, pa.int32())
+
+
+_WRITE_ROWS: Final = {"games": 256, "reviews": 1024}
+"""Rows of one preset a publish task gathers before it writes them (64 Ki for the other
+datasets), up to four times that over all presets: a shard's batches hold every preset
+mixed, and a row group per batch and preset made small row groups, whose many small
+pages cost more to compress (and to read) than a few large ones."""
+
+
+class _PresetParts:
+    """A dataset's published rows gathered by preset, written a large row group at a
+    time."""
+
+    def __init__(self, writer: parquet.PartitionedWriter, rows: int) -> None:
+        self._writer, self._rows = writer, rows
+        self._parts: dict[str | None, list[pa.RecordBatch]] = {}
+        self._counts: dict[str | None, int] = {}
+        self._total = 0
+
+    def add(self, preset: str | None, batch: pa.RecordBatch) -> None:
+        self._parts.setdefault(preset, []).append(batch)
+        count = self._counts[preset] = self._counts.get(preset, 0) + batch.num_rows
+        self._total += batch.num_rows
+        if count >= self._rows:
+            self._write(preset)
+        elif self._total >= 4 * self._rows:
+            self.close()
+
+    def _write(self, preset: str | None) -> None:
+        parts = self._parts.pop(preset, None)
+        if parts:
+            self._writer.add_table(preset, pa.Table.from_batches(parts))
+            self._total -= self._counts.pop(preset)
+
+    def close(self) -> None:
+        """Write what is gathered (the writer itself is closed with the others)."""
+        for preset in list(self._parts):
+            self._write(preset)
 
 
 def _count_shard(fs: fsspec.AbstractFileSystem, staging: str, positions: pa.Array,
