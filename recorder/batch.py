@@ -706,6 +706,34 @@ class _Counters(warehouse.DayCounters):
                 entry[0], entry[1] = name, game_id
 
 
+_STAGED_PARQUET: Final = frozenset({"ids", "refused"})
+"""Staged tables kept as Parquet: ``ids``, which the commit reads in DuckDB, and the few
+refusals. The rest are Arrow IPC streams (``parquet.STREAM_SUFFIX``), read only by the
+shard's publishing."""
+
+
+def _staged_path(folder: str, name: str) -> str:
+    return f"{folder}/{name}.parquet" if name in _STAGED_PARQUET else \
+        f"{folder}/{name}{parquet.STREAM_SUFFIX}"
+
+
+def _staged_batches(fs: fsspec.AbstractFileSystem, folder: str, name: str,
+                    columns: Sequence[str] | None = None, *, batch_rows: int = 64 * 1024
+                    ) -> Iterator[pa.RecordBatch]:
+    """A staged table's rows, a batch at a time; staging written as Parquet (by a version
+    before the streams: a run stopped and resumed by this one) is read as Parquet."""
+    path = _staged_path(folder, name)
+    if path.endswith(parquet.STREAM_SUFFIX) and not fs.exists(path):
+        old = f"{folder}/{name}.parquet"
+        if fs.exists(old):
+            yield from parquet.iter_batches(fs, old, columns, batch_rows=batch_rows)
+            return
+    if path.endswith(parquet.STREAM_SUFFIX):
+        yield from parquet.iter_stream(fs, path, columns)
+    else:
+        yield from parquet.iter_batches(fs, path, columns, batch_rows=batch_rows)
+
+
 @dataclass
 class ShardResult:
     """What a processed shard reports (and its record in the manifest keeps)."""
@@ -746,8 +774,10 @@ class _Stage:
         self._rows: dict[str, list[tuple[Any, ...]]] = {n: [] for n in names
                                                         if n != "moves"}
         self._moves = _MoveColumns() if "moves" in names else None
-        self._files = {n: parquet.FileWriter(fs, f"{folder}/{n}.parquet", STAGING[n],
+        self._files = {n: parquet.FileWriter(fs, _staged_path(folder, n), STAGING[n],
                                              compression=parquet.STAGING_COMPRESSION)
+                       if n in _STAGED_PARQUET else
+                       parquet.StreamWriter(fs, _staged_path(folder, n), STAGING[n])
                        for n in names}
 
     @property
@@ -1359,8 +1389,8 @@ def publish_shard(shard: Shard, bases: list[int], out: str, kind: str, now: str)
             if not lookup.any:
                 continue
             parts = _PresetParts(writers[name], _WRITE_ROWS.get(name, 64 * 1024))
-            for batch in parquet.iter_batches(fs, f"{staging}/{name}.parquet",
-                                              batch_rows=_READ_ROWS.get(name, 64 * 1024)):
+            for batch in _staged_batches(fs, staging, name,
+                                         batch_rows=_READ_ROWS.get(name, 64 * 1024)):
                 positions = batch.column(column)
                 new_ids = pc.take(lookup.ids, positions)
                 if new_ids.null_count == len(new_ids):
@@ -1467,19 +1497,17 @@ def _count_shard(fs: fsspec.AbstractFileSystem, staging: str, positions: pa.Arra
     tables are in the order of the shard's documents."""
     ids = dict(zip(positions.to_pylist(), new_ids.to_pylist(), strict=True))
     names = [c for c in warehouse.GAME_FIELDS if c != "id"]
-    if fs.exists(f"{staging}/counted.parquet"):
+    if fs.exists(_staged_path(staging, "counted")):
         _count_staged(fs, staging, ids, names, now)
         return
     # a shard staged without its counters (a layout of the contribution this version
     # does not write down): each game counted again from its rows
     counters = warehouse.DayCounters()
     fields = names
-    facts = {name: _by_position(fs, f"{staging}/{name}.parquet")
-             for name in parquet.FACT_DATASETS}
+    facts = {name: _by_position(fs, staging, name) for name in parquet.FACT_DATASETS}
     heads: dict[str, tuple[int, list[tuple[Any, ...]]] | None] = {
         name: next(rows, None) for name, rows in facts.items()}
-    for batch in parquet.iter_batches(fs, f"{staging}/games.parquet", ["id", *fields],
-                                      batch_rows=4096):
+    for batch in _staged_batches(fs, staging, "games", ["id", *fields], batch_rows=4096):
         for pos, *values in parquet.rows_of([batch]):
             if pos not in ids:
                 continue
@@ -1504,10 +1532,9 @@ def _count_staged(fs: fsspec.AbstractFileSystem, staging: str, ids: dict[int, in
     game adds its own, dated as the import dates it, by the log's start or else the
     commit's import time."""
     counters = _Counters()
-    counted = parquet.iter_batches(fs, f"{staging}/counted.parquet", batch_rows=4096)
-    bodies: Iterator[tuple[Any, ...]] = parquet.rows_of(counted)
-    for batch in parquet.iter_batches(fs, f"{staging}/games.parquet", ["id", *names],
-                                      batch_rows=4096):
+    bodies: Iterator[tuple[Any, ...]] = parquet.rows_of(
+        _staged_batches(fs, staging, "counted"))
+    for batch in _staged_batches(fs, staging, "games", ["id", *names], batch_rows=4096):
         for pos, *values in parquet.rows_of([batch]):
             at, body = next(bodies)
             if at != pos:  # pragma: no cover - written together, in one order
@@ -1523,13 +1550,13 @@ def _count_staged(fs: fsspec.AbstractFileSystem, staging: str, ids: dict[int, in
     warehouse.write_tables(fs, f"{staging}/counters", counters.tables())
 
 
-def _by_position(fs: fsspec.AbstractFileSystem, path: str
+def _by_position(fs: fsspec.AbstractFileSystem, staging: str, name: str
                  ) -> Iterator[tuple[int, list[tuple[Any, ...]]]]:
     """A staged facts table's rows, a document at a time: (its place in the shard, its
     rows without the place), in order."""
     current: int | None = None
     rows: list[tuple[Any, ...]] = []
-    for batch in parquet.iter_batches(fs, path):
+    for batch in _staged_batches(fs, staging, name):
         for pos, *row in parquet.rows_of([batch]):
             if pos != current:
                 if current is not None:

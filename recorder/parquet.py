@@ -47,7 +47,13 @@ EMPTY_FILE: Final = "part-empty.parquet"
 COMPRESSION: Final = "zstd"
 """The datasets' compression: small files, and fast to read."""
 STAGING_COMPRESSION: Final = "none"
-"""Files read once and removed (a batch's staging): the cheapest to write and read."""
+"""Parquet files read once and removed (a batch's staged counters): the cheapest to
+write and read."""
+STREAM_SUFFIX: Final = ".arrows"
+"""A batch's staged rows: Arrow IPC streams (:class:`StreamWriter`), read once by the
+task that publishes them and removed. Writing and reading them is little more than
+copying the columns, where Parquet, even uncompressed, encodes every page and builds
+dictionaries and statistics that no reader of the staging uses."""
 ROW_GROUP_ROWS: Final = 128 * 1024
 """Rows per row group: large enough for fast scans, small enough that a writer holds
 little (a moves row group is a few MB in memory)."""
@@ -310,6 +316,33 @@ class FileWriter:
             self.close()
         else:
             self.abort()
+
+
+class StreamWriter(FileWriter):
+    """One Arrow IPC stream file (``STREAM_SUFFIX``) written batch by batch, in place
+    only once closed, as :class:`FileWriter` puts a Parquet file."""
+
+    def __init__(self, fs: fsspec.AbstractFileSystem, path: str, schema: pa.Schema) -> None:
+        self.fs, self.path, self.schema = fs, path, schema
+        self.rows = 0
+        fs.makedirs(path.rpartition("/")[0], exist_ok=True)
+        self._temp = temp_path(path)
+        self._stream = fs.open(self._temp, "wb")
+        self._writer = pa.ipc.new_stream(self._stream, schema)
+
+    def write(self, data: pa.Table | pa.RecordBatch) -> None:
+        if data.num_rows:
+            self._writer.write(data)
+            self.rows += data.num_rows
+
+
+def iter_stream(fs: fsspec.AbstractFileSystem, path: str,
+                columns: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
+    """An Arrow IPC stream file's batches, as they were written (memory bounded by the
+    writer's batches), each read into memory of its own."""
+    with (pa.OSFile(path, "rb") if is_local(fs) else fs.open(path, "rb")) as source:
+        for batch in pa.ipc.open_stream(source):
+            yield batch if columns is None else batch.select(list(columns))
 
 
 class PartitionedWriter:
