@@ -661,21 +661,29 @@ changes, shards stage no counters and publishing counts each game from its rows 
 
 def _counted_text(record: storage.GameRecord) -> str:
     """A game's ``counted`` row: its contribution (None without one) and its
-    ``stats_game_players`` rows (seat, player id, name, final score, won), as JSON
-    (Python's: every float, infinities too, reads back the same)."""
+    ``stats_game_players`` rows (seat, player id, name, final score, won), as JSON that
+    reads back the same values: orjson's (in C), unless its text holds a null, which
+    may be a float orjson cannot write (an infinity); then Python's, which writes
+    those too, after a space (so that it is read back by Python's JSON as well: orjson
+    would read a very large whole number as a float)."""
     c = record.stats
     players = [(p[0], p[1], p[2], p[3], 1 if p[4] else 0) for p in record.players]
-    if c is None:
-        return json.dumps([players, None])
-    return json.dumps([players, [c.day, c.variant, c.frontend, c.players, c.people,
-                                 c.player_rows, c.round_row, list(c.hist.items()),
-                                 list(c.seats.items()), c.missed]])
+    value = [players, None if c is None else [
+        c.day, c.variant, c.frontend, c.players, c.people, c.player_rows, c.round_row,
+        list(c.hist.items()), list(c.seats.items()), c.missed]]
+    try:
+        text = orjson.dumps(value)
+    except TypeError:  # a number beyond 64 bits, a key that is not text
+        text = b"null"
+    if b"null" in text:
+        return " " + json.dumps(value)
+    return text.decode("utf-8")
 
 
 def _counted_of(text: str) -> tuple[list[tuple[Any, ...]], Contribution | None]:
     """A ``counted`` row read back: the players rows and the contribution, its keys
     tuples again."""
-    players, c = json.loads(text)
+    players, c = json.loads(text) if text.startswith(" ") else orjson.loads(text)
     rows = [tuple(p) for p in players]
     if c is None:
         return rows, None
