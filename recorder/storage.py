@@ -1200,12 +1200,7 @@ def build_record(
             p.dominoes, p.bonus_total, p.plays, p.draws, p.passes, p.bonus_points,
             p.bonus_plays,
         ))
-    for r in facts.rounds:
-        record.rounds.append((
-            r.round, r.opener, r.opening_tile, to_json(r.winners), to_json(r.points),
-            to_json(r.bonus), _flag(r.blocked), to_json(r.pips_left), r.ended_by, r.moves,
-            r.draws, r.passes, r.boneyard_left, r.block_certain, r.ending,
-        ))
+    record.rounds = packing.round_rows(facts.rounds, to_json)
     record.round_moves = packing.pack_game(facts.moves)
     game["moves_count"] = len(facts.moves)
     return record
