@@ -31,6 +31,7 @@ import gc
 import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -245,6 +246,26 @@ def _engine(doc: Any) -> tuple[dict[str, Any], Any]:
         return {"status": "invalid", "error": internal_error(exc, "replay").to_dict()}, None
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused for a stretch of the import's work.
+
+    A document, its facts, its rows and its outcome are trees that reference counting
+    frees; the collector would only walk the objects of the work in hand again and again
+    as they pile up (a chunk's results in a worker, a batch's pending games in the
+    writer). It is resumed, as it was, at the end; anything cyclic made meanwhile (a
+    caught error's traceback) is collected then. Nested pauses resume once, at the
+    outermost.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 @dataclass
 class _Pending:
     """One document on its way through a batch."""
@@ -301,23 +322,36 @@ class Importer:
 
         Whatever way this ends (done, failed, or closed by its reader), ``prepared`` is
         closed now, so that worker processes stop at once, not at the program's exit.
+        The cyclic garbage collector is paused while a batch is gathered (prepared here
+        with ``workers=0``, unpickled from the workers otherwise) and written, and runs
+        while its outcomes are reported (:func:`collector_paused`).
         """
-        batch: list[_Pending] = []
-        rounds = 0
+        source = iter(prepared)
         try:
-            for pending in prepared:
-                batch.append(pending)
-                if pending.record is not None:
-                    rounds += len(pending.record.rounds) or 1
-                if len(batch) >= self.batch_size or rounds >= self.batch_rounds:
-                    yield from self._commit(batch)
-                    batch, rounds = [], 0
-            if batch:
-                yield from self._commit(batch)
+            while True:
+                with collector_paused():
+                    batch = self._gather(source)
+                    if batch:
+                        self._write(batch)
+                if not batch:
+                    return
+                yield from self._report(batch)
         finally:
             close = getattr(prepared, "close", None)
             if close is not None:
                 close()
+
+    def _gather(self, source: Iterator[_Pending]) -> list[_Pending]:
+        """The next batch: up to ``batch_size`` documents or ``batch_rounds`` rounds."""
+        batch: list[_Pending] = []
+        rounds = 0
+        for pending in source:
+            batch.append(pending)
+            if pending.record is not None:
+                rounds += len(pending.record.rounds) or 1
+            if len(batch) >= self.batch_size or rounds >= self.batch_rounds:
+                break
+        return batch
 
     def _prepare(self, source: str | None, parsed: ParsedLike) -> _Pending:
         """Everything that needs no lock: identity, pre-checks, the replay, the rows.
@@ -382,8 +416,8 @@ class Importer:
         pending.decide(DUPLICATE, id=known["id"])
         return True
 
-    def _commit(self, batch: Sequence[_Pending]) -> Iterator[Outcome]:
-        """Store the batch's new games in one transaction, then report the whole batch."""
+    def _write(self, batch: Sequence[_Pending]) -> None:
+        """Store the batch's new games in one transaction; each gets its outcome."""
         new = [p for p in batch if p.record is not None]
         if new:
             with storage.write_transaction(self.db):
@@ -393,6 +427,9 @@ class Importer:
                     self._store(pending, stored)
                 # the counters of the games just stored, in their transaction: exactly once
                 self._stats.flush(self.db)
+
+    def _report(self, batch: Sequence[_Pending]) -> Iterator[Outcome]:
+        """The batch's outcomes, in order, each counted in the tally as it is given."""
         for pending in batch:
             assert pending.outcome is not None
             self.tally.add(pending.outcome)
@@ -638,13 +675,8 @@ def _prepare_chunk(chunk: list[_WireItem]) -> list[_WireItem]:
     """
     importer = _worker
     assert importer is not None, "the worker was not started"
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _prepare_items(importer, chunk)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _prepare_items(importer: Importer, chunk: list[_WireItem]) -> list[_WireItem]:

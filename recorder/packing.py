@@ -35,12 +35,12 @@ A row of ``round_moves`` (layout version 1):
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import orjson
 
-from recorder.analysis import MoveFact
+from recorder.analysis import MoveFact, RoundFact
 
 WIDTH: Final = 15
 """Bytes per move in ``facts``."""
@@ -396,3 +396,33 @@ def unpack_round(ms: str | None, facts: bytes | None,
             _value(b[13]), _value(b[14]),
         ))
     return out
+
+
+def ints_json(value: list[Any], to_json: Callable[[Any], str]) -> str:
+    """The compact JSON text of a list: written here when every element is an ``int``
+    (the text the stdlib gives, ``[3,-1,0]``), else by ``to_json``. A round's winners,
+    points, bonus and pips are lists of a few ints, four a round, where a call of the
+    JSON writer costs more than the text."""
+    parts: list[str] = []
+    for v in value:
+        if type(v) is not int:
+            return to_json(value)
+        parts.append(str(v))
+    return "[" + ",".join(parts) + "]"
+
+
+def round_rows(rounds: Sequence[RoundFact], to_json: Callable[[Any], str]
+               ) -> list[tuple[Any, ...]]:
+    """The ``rounds`` rows of a game's round facts, without the game: the values of
+    ``storage.ROUND_COLUMNS`` in order, the lists as JSON text (by ``to_json`` unless
+    all ints: :func:`ints_json`) and ``blocked`` as 0 or 1. Compiled because the import
+    builds a row for every round, reading each fact's fields as C values."""
+    rows: list[tuple[Any, ...]] = []
+    for r in rounds:
+        rows.append((
+            r.round, r.opener, r.opening_tile, ints_json(r.winners, to_json),
+            ints_json(r.points, to_json), ints_json(r.bonus, to_json),
+            1 if r.blocked else 0, ints_json(r.pips_left, to_json), r.ended_by, r.moves,
+            r.draws, r.passes, r.boneyard_left, r.block_certain, r.ending,
+        ))
+    return rows

@@ -618,6 +618,8 @@ class _LineReader:
         """
         kept_all = True
         while self._pos < len(self._buf) or self._fill():
+            if self._buf[self._pos] not in _BLANK:
+                break  # text comes next: no count over the rest of the block, per line
             if self._buf.count(b"\n", self._pos) == len(self._buf) - self._pos:
                 text_at = len(self._buf)  # a block of newlines only: counted 8 times faster
             else:
@@ -1228,6 +1230,7 @@ def _check_string(text: str, max_len: int) -> None:
 
 _WS: Final = re.compile(r"[ \t\n\r]*")
 _WS_BYTES: Final = re.compile(rb"[ \t\r\n]*")
+_BLANK: Final = frozenset(b" \t\r\n")
 
 
 def _skip_ws(text: str, pos: int) -> int:

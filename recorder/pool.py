@@ -20,6 +20,7 @@ busy, each taking the share of the work its own load leaves it.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -81,6 +82,10 @@ def _worker_bootstrap(parent: int, initializer: Callable[..., None] | None,
     """
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                      name="recorder-parent-watch").start()
+    # a forked worker inherits its parent's collector as it was at the fork, and the
+    # import's writer pauses it while it gathers a batch (when the first chunks are sent):
+    # a worker starts with it running, as any process does, and pauses it where it may
+    gc.enable()
     if initializer is not None:
         initializer(*initargs)
 

@@ -219,15 +219,16 @@ def _hist(c: Contribution, player: str, kind: str, bucket: object) -> None:
 _IX: Final = {name: i for i, name in enumerate(storage.PLAYER_COUNTERS)}
 """Each player counter's place in a row, looked up once here: ``contribution`` runs per
 move of every imported game, where a name lookup per counter was a fifth of its time."""
-_PLAYS_AT: Final = {at: _IX[f"plays_at_{at}"] for at in range(1, MOVE_CAP + 1)}
-_BONUS_AT: Final = {at: _IX[f"bonus_at_{at}"] for at in range(1, MOVE_CAP + 1)}
+_PLAYS_PLACES: Final = tuple(_IX[f"plays_at_{at}"] for at in range(1, MOVE_CAP + 1))
+_BONUS_PLACES: Final = tuple(_IX[f"bonus_at_{at}"] for at in range(1, MOVE_CAP + 1))
+"""Where a seat's plays (and bonus plays) at move number 1, 2, ... the cap go in a row."""
 _GAMES, _FINISHED, _WINS = (_IX[name] for name in ("games", "finished", "wins"))
 _MOVE_PLACES: Final = tuple(_IX[name] for name in (
     "moves", "ms_n", "ms_sum", "ms_sq", "draws", "passes", "plays", "heavy_n", "heavy_k",
     "double_n", "double_k", "chance_n", "chance_k", "left_sum", "left_sq", "missed_n",
     "missed_points", "bonus_plays", "bonus_points", "block_n", "block_k"))
 """Where each sum of ``tally.SeatTally`` goes in a player's row, in the order
-:func:`contribution` reads them."""
+``tally.add_seat`` reads them."""
 _ROUND_PLACES: Final = tuple(_IX[name] for name in (
     "rounds", "round_moves_sum", "round_moves_sq", "points_sum", "points_sq", "rounds_won",
     "losing_n", "losing_sum", "losing_sq", "blocked_rounds", "target_rounds", "dominoes"))
@@ -255,15 +256,7 @@ def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
     counted = tally.count_moves(facts.moves, n, MOVE_CAP)
     own_bonus = counted.own_bonus
     for row, t in zip((rows[pid] for pid in ids), counted.seats, strict=True):
-        for place, value in zip(_MOVE_PLACES, (
-                t.moves, t.ms_n, t.ms_sum, t.ms_sq, t.draws, t.passes, t.plays, t.heavy_n,
-                t.heavy_k, t.double_n, t.double_k, t.chance_n, t.chance_k, t.left_sum,
-                t.left_sq, t.missed_n, t.missed_points, t.bonus_plays, t.bonus_points,
-                t.block_n, t.block_k), strict=True):
-            row[place] += value
-        for at in range(1, MOVE_CAP + 1):
-            row[_PLAYS_AT[at]] += t.plays_at[at]
-            row[_BONUS_AT[at]] += t.bonus_at[at]
+        tally.add_seat(row, t, _MOVE_PLACES, _PLAYS_PLACES, _BONUS_PLACES)
     misses = [(left, rnd, mv, ids[seat], sc, be)
               for left, rnd, mv, seat, sc, be in counted.misses]
     for seat, score in counted.bonus:

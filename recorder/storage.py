@@ -745,9 +745,11 @@ def m012_round_moves(db: Database) -> None:
         db.execute(_moves_view_sql())
 
 
-LOG_LEVEL = 3
-"""zlib's level for stored logs: 7 times smaller than the text on the benchmark's logs for
-about 3 us a round of a worker's time (level 6: 8 times, at 2.5 times the time)."""
+LOG_LEVEL = 2
+"""zlib's level for stored logs: 6.8 times smaller than the text on the benchmark's logs
+(level 3: 7.2 times, for about a fifth more CPU, though only 6% more instructions: its
+longer match chains miss the cache; level 1: 6.2 times, for the CPU of level 2; level 6:
+8 times, at 2.5 times the time). Any level decompresses to the very bytes received."""
 
 
 def compress_log(text: bytes) -> bytes:
@@ -1200,12 +1202,7 @@ def build_record(
             p.dominoes, p.bonus_total, p.plays, p.draws, p.passes, p.bonus_points,
             p.bonus_plays,
         ))
-    for r in facts.rounds:
-        record.rounds.append((
-            r.round, r.opener, r.opening_tile, to_json(r.winners), to_json(r.points),
-            to_json(r.bonus), _flag(r.blocked), to_json(r.pips_left), r.ended_by, r.moves,
-            r.draws, r.passes, r.boneyard_left, r.block_certain, r.ending,
-        ))
+    record.rounds = packing.round_rows(facts.rounds, to_json)
     record.round_moves = packing.pack_game(facts.moves)
     game["moves_count"] = len(facts.moves)
     return record

@@ -128,6 +128,42 @@ def count_moves(moves: Sequence[MoveFact], seats: int, cap: int) -> MoveTally:
     return out
 
 
+def add_seat(row: list[float], t: SeatTally, places: Sequence[int],
+             plays_places: Sequence[int], bonus_places: Sequence[int]) -> None:
+    """Add a seat's move sums to its row of player counters: ``t``'s 21 sums (moves,
+    ms_n, ms_sum, ms_sq, draws, passes, plays, heavy_n, heavy_k, double_n, double_k,
+    chance_n, chance_k, left_sum, left_sq, missed_n, missed_points, bonus_plays,
+    bonus_points, block_n, block_k) at ``places``, and its plays and bonus plays at
+    move numbers 1 to the cap at ``plays_places`` and ``bonus_places``. Each place
+    takes one addition, a float plus a sum, as ``row[place] += value`` in Python."""
+    row[places[0]] += t.moves
+    row[places[1]] += t.ms_n
+    row[places[2]] += t.ms_sum
+    row[places[3]] += t.ms_sq
+    row[places[4]] += t.draws
+    row[places[5]] += t.passes
+    row[places[6]] += t.plays
+    row[places[7]] += t.heavy_n
+    row[places[8]] += t.heavy_k
+    row[places[9]] += t.double_n
+    row[places[10]] += t.double_k
+    row[places[11]] += t.chance_n
+    row[places[12]] += t.chance_k
+    row[places[13]] += t.left_sum
+    row[places[14]] += t.left_sq
+    row[places[15]] += t.missed_n
+    row[places[16]] += t.missed_points
+    row[places[17]] += t.bonus_plays
+    row[places[18]] += t.bonus_points
+    row[places[19]] += t.block_n
+    row[places[20]] += t.block_k
+    plays_at = t.plays_at
+    bonus_at = t.bonus_at
+    for i in range(len(plays_places)):
+        row[plays_places[i]] += plays_at[i + 1]
+        row[bonus_places[i]] += bonus_at[i + 1]
+
+
 ROUND_SUMS = 12
 """The sums a game's rounds add to each seat's row, in the order of :class:`RoundTally`:
 rounds, round_moves_sum, round_moves_sq, points_sum, points_sq, rounds_won, losing_n,

@@ -418,3 +418,21 @@ def test_import_json_reports_each_games_differing_claims(
     assert lines[0]["mismatches"] == replay(doc)["mismatches"]
     assert lines[0]["mismatches"][0]["field"] == "bonus"
     assert "mismatches" not in lines[1]
+
+
+@given(st.lists(st.one_of(st.integers(), st.booleans(), st.floats(allow_nan=False),
+                          st.none()), max_size=6))
+@settings(max_examples=200, deadline=None)
+def test_a_round_rows_lists_are_the_stdlib_text(values: list[Any]) -> None:
+    """The rounds rows write a list of ints themselves; any other list, by the JSON
+    writer: the text is the stdlib's either way (bools and floats are not ints)."""
+    from recorder import packing
+    from recorder.analysis import RoundFact
+
+    r = RoundFact(2, 1, "3-4", values, values, [], bool(values), values, 0, moves=5,
+                  draws=1, passes=0, boneyard_left=3, block_certain=None, ending="domino")
+    (row,) = packing.round_rows([r], storage.to_json)
+    text = json.dumps(values, separators=(",", ":"), ensure_ascii=False)
+    assert row == (2, 1, "3-4", text, text, "[]", 1 if values else 0, text, 0, 5, 1, 0, 3,
+                   None, "domino")
+    assert len(row) == len(storage.ROUND_COLUMNS)

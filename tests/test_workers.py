@@ -218,6 +218,24 @@ def test_a_helping_main_process_computes_chunks_in_their_order() -> None:
     assert all(pid != os.getpid() for pid, _ in alone)
 
 
+def _collecting(chunk: list[int]) -> list[bool]:
+    import gc
+
+    return [gc.isenabled() for _ in chunk]
+
+
+def test_a_worker_collects_garbage_whatever_its_parent_did_at_the_fork() -> None:
+    """The writer pauses the collector while it gathers a batch, which is when the pool
+    forks: the workers must not keep it paused for good."""
+    import gc
+
+    gc.disable()
+    try:
+        assert list(pool.ordered_map(_collecting, [[1, 2]] * 3, 2)) == [[True, True]] * 3
+    finally:
+        gc.enable()
+
+
 def _slow_or_failing(chunk: list[int]) -> list[int]:
     time.sleep(0.02)
     if 30 in chunk:
