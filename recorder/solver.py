@@ -117,7 +117,12 @@ class Solver:
         #: left/right and up/down folded in the key: the rules treat each pair alike,
         #: so a mirrored position has the same value (two sides only: max^n breaks ties
         #: by the order of the moves, which mirroring changes)
-        self.mirror: bool = self.two
+        self.mirror: bool = self.two or technique == "full"
+        #: max^n folds mirrored positions only for entries whose value no tie decided
+        #: (see :meth:`_maxn`); the others are kept apart by their orientation
+        self.mirror_many: bool = self.mirror and not self.two
+        #: the positions the table may hold before it is emptied (:data:`TABLE_MAX`)
+        self.table_max: int = TABLE_MAX
         #: children made by applying the move to the parent and restoring it after
         #: (Round.snapshot / restore) rather than by copying the round
         self.undo: bool = True
@@ -145,6 +150,12 @@ class Solver:
         self._stop: int = 0
         self._tt: dict[int, int] = {}
         self._vt: dict[int, list[int]] = {}
+        #: max^n entries a tie decided, by key and orientation (``key << 2 | orient``)
+        self._vn: dict[int, list[int]] = {}
+        #: the orientation of the last key (bit 0: left and right swapped, bit 1: up and
+        #: down), and whether the last max^n value returned was decided by no tie
+        self._orient: int = 0
+        self._free: bool = True
         self._deal: object = None
         #: the stock of the last deal, and an id for each order of the stock still to
         #: draw (by tiles drawn so far) among every deal the table holds
@@ -180,6 +191,7 @@ class Solver:
         """Forget every position searched (the next call starts from an empty table)."""
         self._tt = {}
         self._vt = {}
+        self._vn = {}
         self._ids = {}
         self._deal = None
         self._stock = None
@@ -193,9 +205,11 @@ class Solver:
         deal = (len(stock), state._stock_limit, state.target_from, state.pot,
                 None if self.extra else stock)
         if deal != self._deal or \
-                len(self._tt) + len(self._vt) + len(self._ids) > TABLE_MAX:
+                len(self._tt) + len(self._vt) + len(self._vn) + len(self._ids) > \
+                self.table_max:
             self._tt = {}
             self._vt = {}
+            self._vn = {}
             self._ids = {}
             self._deal = deal
             self._stock = None
@@ -236,10 +250,14 @@ class Solver:
         e2 = ((value[2] + 1) << 3) | (int(dbl[2]) << 2) | (int(covered[2]) << 1) | int(shut[2])
         e3 = ((value[3] + 1) << 3) | (int(dbl[3]) << 2) | (int(covered[3]) << 1) | int(shut[3])
         if self.mirror:
+            orient = 0
             if e0 > e1:
                 e0, e1 = e1, e0
+                orient = 1
             if e2 > e3:
                 e2, e3 = e3, e2
+                orient |= 2
+            self._orient = orient
         code = (((((st.drawn << 7) | e0) << 7 | e1) << 7 | e2) << 7) | e3
         code = (code << 8) | st.shut_pips
         code = (code << 4) | (st.turn << 2) | (int(st.drew) << 1) | int(st.arms_open)
@@ -541,7 +559,13 @@ class Solver:
         return [gains[p] + rest[p] for p in range(self.players)]
 
     def _maxn(self, st: Round, codes: list[int]) -> list[int]:
-        """Max^n: the gains the mover's best move leads to (first of equals)."""
+        """Max^n: the gains the mover's best move leads to (first of equals).
+
+        Sets :attr:`_free`: whether no tie between moves of different gains decided the
+        value here or below. Such a value does not depend on the order of the moves, so
+        the mirrored position (left and right, or up and down, swapped: its moves the
+        same, listed in another order) has it too, and it is stored under the folded
+        key; a value a tie decided is stored under the key and its orientation."""
         self.nodes += 1
         if self._stop and self.nodes > self._stop:
             raise SearchLimit()
@@ -550,11 +574,20 @@ class Solver:
             key = self._key(st)
             hit = self._vt.get(key)
             if hit is not None:
+                self._free = True
                 return hit
+            if self.mirror_many:
+                hit = self._vn.get((key << 2) | self._orient)
+                if hit is not None:
+                    self._free = False
+                    return hit
+        orient = self._orient
         seat = st.turn
         n = self.players
         best: list[int] = []
         best_u = 0
+        free = True
+        tied = False  # a move of another gains ties the best
         count = len(codes)
         saved = st.snapshot() if self.undo else None
         last_tile = self._last_tile(st, seat)
@@ -565,13 +598,27 @@ class Solver:
                 last_tile = 2
             if i and saved is not None:
                 st.restore(saved)
+            self._free = True
             vec = self._move_vector(st, seat, codes[i], i == count - 1)
-            u = n * vec[seat] - sum(vec)
+            if not self._free:
+                free = False
+            u = n * vec[seat]
+            for p in range(n):
+                u -= vec[p]
             if not best or u > best_u:
                 best = vec
                 best_u = u
+                tied = False
+            elif u == best_u and not tied and vec != best:
+                tied = True
+        if tied:
+            free = False
         if self.table:
-            self._vt[key] = best
+            if free or not self.mirror_many:
+                self._vt[key] = best
+            else:
+                self._vn[(key << 2) | orient] = best
+        self._free = free
         return best
 
 
