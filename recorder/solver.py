@@ -138,6 +138,17 @@ class Solver:
         self._ends_most: int = 0
         self._doubles: int = 0  # the physical doubles, and each one's pips
         self._double_pips: list[int] = []
+        #: the most an end can count once a tile lies on it: the physical tiles, each
+        #: with that count (a double both halves, another tile its higher half), most
+        #: first; and how many ends there are
+        self._shows: list[tuple[int, int]] = []
+        self._ends: int = 4 if rules.spinner else 2
+        #: the bound on one play's bonus looks at the ends and the tiles still to play
+        #: (not the most of any position only) and at the bonus multiple
+        self.tight: bool = technique == "full"
+        #: principal variation search: every move after the first tested with a null
+        #: window first (two sides)
+        self.pvs: bool = technique == "full"
         #: the tiles of the stock that may still be drawn, by tiles drawn so far
         self._stock_masks: list[int] = []
         self._need: list[int] = []
@@ -289,7 +300,7 @@ class Solver:
                     left += hands[p].bit_count()
                 if left * self.per_play < need:
                     b = -1  # out of reach at any pace
-                elif left * (self._ends_most + st.shut_pips) < need:
+                elif self.tight or left * (self._ends_most + st.shut_pips) < need:
                     if per < 0:
                         per = self._most(st)
                     if left * per < need:
@@ -298,21 +309,52 @@ class Solver:
         return code
 
     def _most(self, st: Round) -> int:
-        """The most one play can score from ``st`` on: the open ends' largest sum
-        (:attr:`_ends_most`) plus the closed doubles' halves, those closed already and
-        every double still to be played, in case each were closed."""
-        most = self._ends_most + st.shut_pips
+        """The most one play can score from ``st`` on: the most the open ends can count
+        (:meth:`_ends_bound`) plus the closed doubles' halves, those closed already and
+        every double still to be played, in case each were closed; a bonus is a
+        multiple of ``bonus_multiple``, so the most is rounded down to one."""
+        loose = self._stock_masks[st.drawn] if st.drawn < len(self._stock_masks) else 0
+        for h in st.hands:
+            loose |= h
+        most = (self._ends_bound(st, loose) if self.tight else self._ends_most) + \
+            st.shut_pips
         if self.rules.closed_doubles:
-            loose = self._stock_masks[st.drawn] if st.drawn < len(self._stock_masks) else 0
-            for h in st.hands:
-                loose |= h
             loose &= self._doubles
             pips = self._double_pips
             while loose:
                 low = loose & -loose
                 most += pips[low.bit_length() - 1]
                 loose ^= low
+        if self.tight:
+            m = self.rules.bonus_multiple
+            most -= most % m
         return most
+
+    def _ends_bound(self, st: Round, rest: int) -> int:
+        """The most the open ends can count after any play from ``st`` on: each end
+        counts what it counts now or what a tile still to play (``rest``) counts on it,
+        a tile on one end only: the largest of those, as many as there are ends. Before
+        the first tile (whose two halves make two ends) the most of any position."""
+        if st.phase != PLAY:
+            return self._ends_most
+        ends = self._ends
+        value = st.value
+        dbl = st.dbl
+        got: list[int] = []
+        for e in range(ends):
+            v = value[e]
+            if v > 0:
+                got.append(2 * v if dbl[e] else v)
+        for bit, shows in self._shows:
+            if len(got) >= 2 * ends:
+                break
+            if rest >> bit & 1:
+                got.append(shows)
+        got.sort(reverse=True)
+        total = 0
+        for i in range(min(ends, len(got))):
+            total += got[i]
+        return total
 
     def _set_per_play(self, state: Round) -> None:
         """:attr:`per_play`, the most one play can score in any position: the open ends'
@@ -335,6 +377,13 @@ class Solver:
                 shut += tiles.kind_pips[k]
         shown.sort(reverse=True)
         self._ends_most = sum(shown[:ends])
+        shows: list[tuple[int, int]] = []
+        for p in range(tiles.size):
+            k = tiles.phys_kind[p]
+            shows.append((p, tiles.kind_pips[k] if tiles.kind_is_double[k]
+                          else tiles.kind_hi[k]))
+        shows.sort(key=lambda t: -t[1])
+        self._shows = shows
         self._doubles = doubles
         self._double_pips = pips
         self.per_play = self._ends_most + (shut if self.rules.closed_doubles else 0)
@@ -434,6 +483,7 @@ class Solver:
         best = -INF
         best_i = 0
         saved = st.snapshot() if self.undo else None
+        pvs = self.pvs and saved is not None
         last_tile = self._last_tile(st, seat)
         for at in range(n):
             i = order[at]
@@ -443,7 +493,15 @@ class Solver:
                 last_tile = 2
             if at and saved is not None:
                 st.restore(saved)
-            v = self._move_value(st, seat, codes[i], alpha, beta, at == n - 1)
+            if at and pvs and beta - alpha > 1:
+                # the first move is likeliest best: the others first only tested
+                # against it (a null window), searched again where one beats it
+                v = self._move_value(st, seat, codes[i], alpha, alpha + 1, False)
+                if alpha < v < beta and saved is not None:
+                    st.restore(saved)
+                    v = self._move_value(st, seat, codes[i], alpha, beta, False)
+            else:
+                v = self._move_value(st, seat, codes[i], alpha, beta, at == n - 1)
             if v > best:
                 best = v
                 best_i = i
