@@ -20,8 +20,10 @@ replayed log; values are exact (``Fraction``). Two sides: alpha-beta over the en
 rounds with a transposition table keyed by a compact position (left and right, and up and
 down, folded together: the rules treat each pair alike), moves ordered (the table's best
 move first, then a play that goes out, that scores, that leaves the next player fewest
-plays, heavy tiles and doubles), moves that are the only legal one played in place
-without a node of their own. Three or four sides: max^n with the table (no pruning).
+plays, heavy tiles and doubles), principal variation search (each move after the first
+tested with a null window), moves that are the only legal one played in place without a
+node of their own. Three or four sides: max^n with the table (no pruning), mirrored
+positions folded where no tie decided the value (see :meth:`Solver._maxn`).
 The key holds the stock still to draw, in order, so one table serves every deal of a
 round (the player view's samples share what their futures have alike); with the target
 checked at every play it holds a seat's bonus so far only while its side could still
@@ -86,8 +88,8 @@ class Solver:
     ``"minimax"`` (memoized minimax, no pruning), ``"alphabeta"`` (no table, no
     ordering), ``"table"`` (alpha-beta and the table), ``"ordering"`` (and move
     ordering), ``"full"`` (and the stock in the key, the bonus so far only while the
-    target is in reach, a last tile on several ends searched once: the default). Every
-    technique gives the same values.
+    target is in reach, a last tile on several ends searched once, principal variation
+    search, max^n's mirror fold: the default). Every technique gives the same values.
     """
 
     def __init__(self, rules: Ruleset, players: int, *, limit: int = 0,
@@ -138,14 +140,6 @@ class Solver:
         self._ends_most: int = 0
         self._doubles: int = 0  # the physical doubles, and each one's pips
         self._double_pips: list[int] = []
-        #: the most an end can count once a tile lies on it: the physical tiles, each
-        #: with that count (a double both halves, another tile its higher half), most
-        #: first; and how many ends there are
-        self._shows: list[tuple[int, int]] = []
-        self._ends: int = 4 if rules.spinner else 2
-        #: the bound on one play's bonus looks at the ends and the tiles still to play
-        #: (not the most of any position only) and at the bonus multiple
-        self.tight: bool = technique == "full"
         #: principal variation search: every move after the first tested with a null
         #: window first (two sides)
         self.pvs: bool = technique == "full"
@@ -300,7 +294,7 @@ class Solver:
                     left += hands[p].bit_count()
                 if left * self.per_play < need:
                     b = -1  # out of reach at any pace
-                elif self.tight or left * (self._ends_most + st.shut_pips) < need:
+                elif left * (self._ends_most + st.shut_pips) < need:
                     if per < 0:
                         per = self._most(st)
                     if left * per < need:
@@ -309,52 +303,21 @@ class Solver:
         return code
 
     def _most(self, st: Round) -> int:
-        """The most one play can score from ``st`` on: the most the open ends can count
-        (:meth:`_ends_bound`) plus the closed doubles' halves, those closed already and
-        every double still to be played, in case each were closed; a bonus is a
-        multiple of ``bonus_multiple``, so the most is rounded down to one."""
-        loose = self._stock_masks[st.drawn] if st.drawn < len(self._stock_masks) else 0
-        for h in st.hands:
-            loose |= h
-        most = (self._ends_bound(st, loose) if self.tight else self._ends_most) + \
-            st.shut_pips
+        """The most one play can score from ``st`` on: the open ends' largest sum
+        (:attr:`_ends_most`) plus the closed doubles' halves, those closed already and
+        every double still to be played, in case each were closed."""
+        most = self._ends_most + st.shut_pips
         if self.rules.closed_doubles:
+            loose = self._stock_masks[st.drawn] if st.drawn < len(self._stock_masks) else 0
+            for h in st.hands:
+                loose |= h
             loose &= self._doubles
             pips = self._double_pips
             while loose:
                 low = loose & -loose
                 most += pips[low.bit_length() - 1]
                 loose ^= low
-        if self.tight:
-            m = self.rules.bonus_multiple
-            most -= most % m
         return most
-
-    def _ends_bound(self, st: Round, rest: int) -> int:
-        """The most the open ends can count after any play from ``st`` on: each end
-        counts what it counts now or what a tile still to play (``rest``) counts on it,
-        a tile on one end only: the largest of those, as many as there are ends. Before
-        the first tile (whose two halves make two ends) the most of any position."""
-        if st.phase != PLAY:
-            return self._ends_most
-        ends = self._ends
-        value = st.value
-        dbl = st.dbl
-        got: list[int] = []
-        for e in range(ends):
-            v = value[e]
-            if v > 0:
-                got.append(2 * v if dbl[e] else v)
-        for bit, shows in self._shows:
-            if len(got) >= 2 * ends:
-                break
-            if rest >> bit & 1:
-                got.append(shows)
-        got.sort(reverse=True)
-        total = 0
-        for i in range(min(ends, len(got))):
-            total += got[i]
-        return total
 
     def _set_per_play(self, state: Round) -> None:
         """:attr:`per_play`, the most one play can score in any position: the open ends'
@@ -377,13 +340,6 @@ class Solver:
                 shut += tiles.kind_pips[k]
         shown.sort(reverse=True)
         self._ends_most = sum(shown[:ends])
-        shows: list[tuple[int, int]] = []
-        for p in range(tiles.size):
-            k = tiles.phys_kind[p]
-            shows.append((p, tiles.kind_pips[k] if tiles.kind_is_double[k]
-                          else tiles.kind_hi[k]))
-        shows.sort(key=lambda t: -t[1])
-        self._shows = shows
         self._doubles = doubles
         self._double_pips = pips
         self.per_play = self._ends_most + (shut if self.rules.closed_doubles else 0)
@@ -404,7 +360,10 @@ class Solver:
         result = st.result
         assert result is not None
         unit = self.unit
-        return [int(p * unit) for p in result.points]
+        out: list[int] = []
+        for p in result.points:
+            out.append(p * unit if type(p) is int else int(p * unit))
+        return out
 
     def _forced(self, st: Round, gains: list[int]) -> list[int]:
         """Play, in place, the moves that are the only legal one; add the bonus they score
