@@ -7,7 +7,8 @@
    draw from), each valued by the solver with every technique in turn: memoized minimax,
    alpha-beta alone, alpha-beta and the transposition table, move ordering besides, and
    the default (the stock in the key, the bonus so far only while the target is in
-   reach, a last tile on several ends searched once). Positions searched and seconds,
+   reach, a last tile on several ends searched once, principal variation search, and for
+   max^n the mirror fold where no tie decides). Positions searched and seconds,
    the same values asserted. Then the player view (the default samples) of the first
    decisions of an ``all-fives`` 2-player and a ``classic`` 4-player round, with move
    ordering alone and with the default: there the stock in the key shares the table

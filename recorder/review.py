@@ -26,8 +26,10 @@ from recorder.replay import MoveEvent, RoundStart, open_game, replay, walk
 from recorder.solver import Estimate, SearchLimit, Seen, Solver, estimate, perfect
 
 FORMAT: Final = "domino-review/1"
-#: bumped whenever a review of the same log with the same settings could change
-VERSION: Final = 2
+#: bumped whenever a review of the same log with the same settings could change (3: the
+#: solver searches fewer positions a deal, so where a decision's positions run out it
+#: has solved more deals by then)
+VERSION: Final = 3
 VIEWS: Final = ("player", "perfect")
 DEFAULT_VIEW: Final = "player"
 #: deals solved for each decision of the player view, at most (sampling stops earlier

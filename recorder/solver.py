@@ -20,8 +20,10 @@ replayed log; values are exact (``Fraction``). Two sides: alpha-beta over the en
 rounds with a transposition table keyed by a compact position (left and right, and up and
 down, folded together: the rules treat each pair alike), moves ordered (the table's best
 move first, then a play that goes out, that scores, that leaves the next player fewest
-plays, heavy tiles and doubles), moves that are the only legal one played in place
-without a node of their own. Three or four sides: max^n with the table (no pruning).
+plays, heavy tiles and doubles), principal variation search (each move after the first
+tested with a null window), moves that are the only legal one played in place without a
+node of their own. Three or four sides: max^n with the table (no pruning), mirrored
+positions folded where no tie decided the value (see :meth:`Solver._maxn`).
 The key holds the stock still to draw, in order, so one table serves every deal of a
 round (the player view's samples share what their futures have alike); with the target
 checked at every play it holds a seat's bonus so far only while its side could still
@@ -86,8 +88,8 @@ class Solver:
     ``"minimax"`` (memoized minimax, no pruning), ``"alphabeta"`` (no table, no
     ordering), ``"table"`` (alpha-beta and the table), ``"ordering"`` (and move
     ordering), ``"full"`` (and the stock in the key, the bonus so far only while the
-    target is in reach, a last tile on several ends searched once: the default). Every
-    technique gives the same values.
+    target is in reach, a last tile on several ends searched once, principal variation
+    search, max^n's mirror fold: the default). Every technique gives the same values.
     """
 
     def __init__(self, rules: Ruleset, players: int, *, limit: int = 0,
@@ -117,7 +119,12 @@ class Solver:
         #: left/right and up/down folded in the key: the rules treat each pair alike,
         #: so a mirrored position has the same value (two sides only: max^n breaks ties
         #: by the order of the moves, which mirroring changes)
-        self.mirror: bool = self.two
+        self.mirror: bool = self.two or technique == "full"
+        #: max^n folds mirrored positions only for entries whose value no tie decided
+        #: (see :meth:`_maxn`); the others are kept apart by their orientation
+        self.mirror_many: bool = self.mirror and not self.two
+        #: the positions the table may hold before it is emptied (:data:`TABLE_MAX`)
+        self.table_max: int = TABLE_MAX
         #: children made by applying the move to the parent and restoring it after
         #: (Round.snapshot / restore) rather than by copying the round
         self.undo: bool = True
@@ -133,6 +140,9 @@ class Solver:
         self._ends_most: int = 0
         self._doubles: int = 0  # the physical doubles, and each one's pips
         self._double_pips: list[int] = []
+        #: principal variation search: every move after the first tested with a null
+        #: window first (two sides)
+        self.pvs: bool = technique == "full"
         #: the tiles of the stock that may still be drawn, by tiles drawn so far
         self._stock_masks: list[int] = []
         self._need: list[int] = []
@@ -145,6 +155,12 @@ class Solver:
         self._stop: int = 0
         self._tt: dict[int, int] = {}
         self._vt: dict[int, list[int]] = {}
+        #: max^n entries a tie decided, by key and orientation (``key << 2 | orient``)
+        self._vn: dict[int, list[int]] = {}
+        #: the orientation of the last key (bit 0: left and right swapped, bit 1: up and
+        #: down), and whether the last max^n value returned was decided by no tie
+        self._orient: int = 0
+        self._free: bool = True
         self._deal: object = None
         #: the stock of the last deal, and an id for each order of the stock still to
         #: draw (by tiles drawn so far) among every deal the table holds
@@ -180,6 +196,7 @@ class Solver:
         """Forget every position searched (the next call starts from an empty table)."""
         self._tt = {}
         self._vt = {}
+        self._vn = {}
         self._ids = {}
         self._deal = None
         self._stock = None
@@ -193,9 +210,11 @@ class Solver:
         deal = (len(stock), state._stock_limit, state.target_from, state.pot,
                 None if self.extra else stock)
         if deal != self._deal or \
-                len(self._tt) + len(self._vt) + len(self._ids) > TABLE_MAX:
+                len(self._tt) + len(self._vt) + len(self._vn) + len(self._ids) > \
+                self.table_max:
             self._tt = {}
             self._vt = {}
+            self._vn = {}
             self._ids = {}
             self._deal = deal
             self._stock = None
@@ -236,10 +255,14 @@ class Solver:
         e2 = ((value[2] + 1) << 3) | (int(dbl[2]) << 2) | (int(covered[2]) << 1) | int(shut[2])
         e3 = ((value[3] + 1) << 3) | (int(dbl[3]) << 2) | (int(covered[3]) << 1) | int(shut[3])
         if self.mirror:
+            orient = 0
             if e0 > e1:
                 e0, e1 = e1, e0
+                orient = 1
             if e2 > e3:
                 e2, e3 = e3, e2
+                orient |= 2
+            self._orient = orient
         code = (((((st.drawn << 7) | e0) << 7 | e1) << 7 | e2) << 7) | e3
         code = (code << 8) | st.shut_pips
         code = (code << 4) | (st.turn << 2) | (int(st.drew) << 1) | int(st.arms_open)
@@ -337,7 +360,10 @@ class Solver:
         result = st.result
         assert result is not None
         unit = self.unit
-        return [int(p * unit) for p in result.points]
+        out: list[int] = []
+        for p in result.points:
+            out.append(p * unit if type(p) is int else int(p * unit))
+        return out
 
     def _forced(self, st: Round, gains: list[int]) -> list[int]:
         """Play, in place, the moves that are the only legal one; add the bonus they score
@@ -416,6 +442,7 @@ class Solver:
         best = -INF
         best_i = 0
         saved = st.snapshot() if self.undo else None
+        pvs = self.pvs and saved is not None
         last_tile = self._last_tile(st, seat)
         for at in range(n):
             i = order[at]
@@ -425,7 +452,15 @@ class Solver:
                 last_tile = 2
             if at and saved is not None:
                 st.restore(saved)
-            v = self._move_value(st, seat, codes[i], alpha, beta, at == n - 1)
+            if at and pvs and beta - alpha > 1:
+                # the first move is likeliest best: the others first only tested
+                # against it (a null window), searched again where one beats it
+                v = self._move_value(st, seat, codes[i], alpha, alpha + 1, False)
+                if alpha < v < beta and saved is not None:
+                    st.restore(saved)
+                    v = self._move_value(st, seat, codes[i], alpha, beta, False)
+            else:
+                v = self._move_value(st, seat, codes[i], alpha, beta, at == n - 1)
             if v > best:
                 best = v
                 best_i = i
@@ -541,7 +576,13 @@ class Solver:
         return [gains[p] + rest[p] for p in range(self.players)]
 
     def _maxn(self, st: Round, codes: list[int]) -> list[int]:
-        """Max^n: the gains the mover's best move leads to (first of equals)."""
+        """Max^n: the gains the mover's best move leads to (first of equals).
+
+        Sets :attr:`_free`: whether no tie between moves of different gains decided the
+        value here or below. Such a value does not depend on the order of the moves, so
+        the mirrored position (left and right, or up and down, swapped: its moves the
+        same, listed in another order) has it too, and it is stored under the folded
+        key; a value a tie decided is stored under the key and its orientation."""
         self.nodes += 1
         if self._stop and self.nodes > self._stop:
             raise SearchLimit()
@@ -550,11 +591,20 @@ class Solver:
             key = self._key(st)
             hit = self._vt.get(key)
             if hit is not None:
+                self._free = True
                 return hit
+            if self.mirror_many:
+                hit = self._vn.get((key << 2) | self._orient)
+                if hit is not None:
+                    self._free = False
+                    return hit
+        orient = self._orient
         seat = st.turn
         n = self.players
         best: list[int] = []
         best_u = 0
+        free = True
+        tied = False  # a move of another gains ties the best
         count = len(codes)
         saved = st.snapshot() if self.undo else None
         last_tile = self._last_tile(st, seat)
@@ -565,13 +615,27 @@ class Solver:
                 last_tile = 2
             if i and saved is not None:
                 st.restore(saved)
+            self._free = True
             vec = self._move_vector(st, seat, codes[i], i == count - 1)
-            u = n * vec[seat] - sum(vec)
+            if not self._free:
+                free = False
+            u = n * vec[seat]
+            for p in range(n):
+                u -= vec[p]
             if not best or u > best_u:
                 best = vec
                 best_u = u
+                tied = False
+            elif u == best_u and not tied and vec != best:
+                tied = True
+        if tied:
+            free = False
         if self.table:
-            self._vt[key] = best
+            if free or not self.mirror_many:
+                self._vt[key] = best
+            else:
+                self._vn[(key << 2) | orient] = best
+        self._free = free
         return best
 
 
