@@ -694,26 +694,6 @@ def _counted_of(text: str) -> tuple[list[tuple[Any, ...]], Contribution | None]:
         [tuple(m) for m in missed])
 
 
-class _Counters(warehouse.DayCounters):
-    """The day counters of a shard's published games, from the contributions its
-    processing staged: ``DayCounters.add`` without counting the game again."""
-
-    def add_counted(self, game: dict[str, Any], players: Sequence[tuple[Any, ...]],
-                    c: Contribution | None) -> None:
-        game_id = int(game["id"])
-        self._games.append(tuple(game[k] for k in parquet.COUNTERS["stats_games"].names))
-        self._players.extend((game_id, *p) for p in players)
-        self.games += 1
-        if c is None:
-            return
-        self._acc.add(game_id, c)
-        for pid, name in c.people:
-            entry = self._people.setdefault(pid, [None, None, 0])
-            entry[2] += 1
-            if name is not None and (entry[1] is None or game_id > entry[1]):
-                entry[0], entry[1] = name, game_id
-
-
 _STAGED_PARQUET: Final = frozenset({"ids", "refused", "moves"})
 """Staged tables kept as Parquet (uncompressed): ``ids``, which the commit reads in
 DuckDB, the few refusals, and the moves, which Parquet's encodings hold in about 180 bytes
@@ -1542,7 +1522,7 @@ def _count_staged(fs: fsspec.AbstractFileSystem, staging: str, ids: dict[int, in
     ``counted`` row a valid game, in the order of its ``games`` rows): each published
     game adds its own, dated as the import dates it, by the log's start or else the
     commit's import time."""
-    counters = _Counters()
+    counters = warehouse.DayCounters()
     bodies: Iterator[tuple[Any, ...]] = parquet.rows_of(
         _staged_batches(fs, staging, "counted"))
     for batch in _staged_batches(fs, staging, "games", ["id", *names], batch_rows=4096):

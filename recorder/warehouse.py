@@ -127,12 +127,19 @@ class DayCounters:
 
     def add(self, game: Mapping[str, Any], facts: GameFacts) -> None:
         """One stored game: its ``games`` row (:data:`GAME_FIELDS` at least) and facts."""
+        players = [(p.seat, p.player_id, p.name, p.final_score, 1 if p.won else 0)
+                   for p in facts.players]
+        self.add_counted(game, players, stats.contribution(game, facts))
+
+    def add_counted(self, game: Mapping[str, Any], players: Sequence[tuple[Any, ...]],
+                    c: stats.Contribution | None) -> None:
+        """One game already counted: its ``games`` row, its players rows (without the
+        game's id) and its contribution (None: a game the counters leave out). ``batch``
+        stages these with each shard, so publishing adds them without counting again."""
         game_id = int(game["id"])
-        self._games.append(tuple(game[c] for c in parquet.COUNTERS["stats_games"].names))
-        self._players.extend((game_id, p.seat, p.player_id, p.name, p.final_score,
-                              1 if p.won else 0) for p in facts.players)
+        self._games.append(tuple(game[k] for k in parquet.COUNTERS["stats_games"].names))
+        self._players.extend((game_id, *p) for p in players)
         self.games += 1
-        c = stats.contribution(game, facts)
         if c is None:
             return
         self._acc.add(game_id, c)
