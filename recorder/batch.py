@@ -65,7 +65,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from sqlite_utils import Database
 
-from recorder import jsontext, packing, parquet, storage, warehouse
+from recorder import jsontext, packing, parquet, stats, storage, warehouse
 from recorder.errors import InputError, RecorderError, TooLarge
 from recorder.ingest import (
     IMPORT_SUFFIXES,
@@ -1494,15 +1494,14 @@ def _count_shard(fs: fsspec.AbstractFileSystem, staging: str, positions: pa.Arra
     # a shard staged without its counters (a layout of the contribution this version
     # does not write down): each game counted again from its rows
     counters = warehouse.DayCounters()
-    fields = names
     facts = {name: _by_position(fs, staging, name) for name in parquet.FACT_DATASETS}
     heads: dict[str, tuple[int, list[tuple[Any, ...]]] | None] = {
         name: next(rows, None) for name, rows in facts.items()}
-    for batch in _staged_batches(fs, staging, "games", ["id", *fields], batch_rows=4096):
+    for batch in _staged_batches(fs, staging, "games", ["id", *names], batch_rows=4096):
         for pos, *values in parquet.rows_of([batch]):
             if pos not in ids:
                 continue
-            game = dict(zip(fields, values, strict=True))
+            game = dict(zip(names, values, strict=True))
             game.update(id=ids[pos], imported_at=now, played_at=game["started_at"] or now)
             rows: dict[str, list[tuple[Any, ...]]] = {}
             for name, group in facts.items():
@@ -1536,7 +1535,7 @@ def _count_staged(fs: fsspec.AbstractFileSystem, staging: str, ids: dict[int, in
             game.update(id=ids[pos], imported_at=now, played_at=game["started_at"] or now)
             players, c = _counted_of(body)
             if c is not None:  # stats.contribution's day, with the commit's import time
-                c.day = str(game.get("started_at") or game.get("imported_at") or "")[:10]
+                c.day = stats.game_day(game)
             counters.add_counted(game, players, c)
     warehouse.write_tables(fs, f"{staging}/counters", counters.tables())
 

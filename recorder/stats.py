@@ -235,11 +235,18 @@ _ROUND_PLACES: Final = tuple(_IX[name] for name in (
 """The places of the counters a round adds to each player's row."""
 
 
+def game_day(game: Mapping[str, Any]) -> str:
+    """The day a game counts on: its log's start, else when it was imported (a
+    ``batch`` shard counted before its commit dates its games again by this, once the
+    commit's import time is known)."""
+    return str(game.get("started_at") or game.get("imported_at") or "")[:10]
+
+
 def contribution(game: Mapping[str, Any], facts: Any) -> Contribution | None:
     """What a stored game (its ``games`` row and its facts) adds to every aggregate."""
     if facts is None or not facts.players:
         return None
-    day = str(game.get("started_at") or game.get("imported_at") or "")[:10]
+    day = game_day(game)
     variant = str(game.get("variant") or game.get("preset") or "")
     n = len(facts.players)
     ids = [p.player_id for p in facts.players]
