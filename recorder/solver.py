@@ -117,14 +117,13 @@ class Solver:
         #: the target is in reach, a last tile on several ends searched once
         self.extra: bool = technique == "full"
         #: left/right and up/down folded in the key: the rules treat each pair alike,
-        #: so a mirrored position has the same value (two sides only: max^n breaks ties
-        #: by the order of the moves, which mirroring changes)
+        #: so a mirrored position has the same value; with more sides only by the
+        #: default technique, since max^n breaks ties by the order of the moves, which
+        #: mirroring changes
         self.mirror: bool = self.two or technique == "full"
         #: max^n folds mirrored positions only for entries whose value no tie decided
         #: (see :meth:`_maxn`); the others are kept apart by their orientation
         self.mirror_many: bool = self.mirror and not self.two
-        #: the positions the table may hold before it is emptied (:data:`TABLE_MAX`)
-        self.table_max: int = TABLE_MAX
         #: children made by applying the move to the parent and restoring it after
         #: (Round.snapshot / restore) rather than by copying the round
         self.undo: bool = True
@@ -210,8 +209,7 @@ class Solver:
         deal = (len(stock), state._stock_limit, state.target_from, state.pot,
                 None if self.extra else stock)
         if deal != self._deal or \
-                len(self._tt) + len(self._vt) + len(self._vn) + len(self._ids) > \
-                self.table_max:
+                len(self._tt) + len(self._vt) + len(self._vn) + len(self._ids) > TABLE_MAX:
             self._tt = {}
             self._vt = {}
             self._vn = {}
