@@ -287,3 +287,29 @@ def test_answer_json_of_every_sample_game_is_the_stdlib_text() -> None:
             assert answer_json(answer) == json.dumps(answer, ensure_ascii=False), path
             fast += answer["status"] != "invalid"
     assert fast > 50
+
+
+def test_service_commands_start_without_numpy(tmp_path: Path, game_file: Path) -> None:
+    """sqlite-utils would import numpy at every command's start; the recorder never needs it.
+
+    Run in a fresh interpreter, since this one may have numpy loaded already. numpy stays
+    importable afterwards, for the commands (batch, the warehouse) whose libraries use it.
+    """
+    pytest.importorskip("numpy")
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from recorder.cli import main\n"
+        "r = CliRunner().invoke(main, ['import', '--db', 'g.db', sys.argv[1]])\n"
+        "print(r.exit_code, 'numpy' in sys.modules)\n"
+        "import numpy, sqlite_utils.db\n"
+        "print(numpy.int64(3) + 1, sqlite_utils.db.np is None)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(game_file)], cwd=tmp_path,
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "0 False"
+    assert out[1] == "4 True"
+    assert (tmp_path / "g.db").exists()
