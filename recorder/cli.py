@@ -236,9 +236,10 @@ def _import_sqlite_utils_without_numpy() -> None:
 
     sqlite-utils imports both when they are installed (the ``scale`` extra's pyarrow
     brings numpy), only to map their scalar types to column types, and the recorder
-    never hands it either: every value it stores is a Python int, float, str or bytes.
-    numpy's import, with the threads its BLAS starts, is about 0.2 s of CPU and 0.1 s
-    before a command can start its work: a twentieth of a 20,000-round ``import``.
+    never hands it either: every value it stores is a Python int, float, str, bytes or None.
+    numpy's import, with the threads its BLAS starts, is about 0.15 s of CPU and 0.06 s
+    before a command can start its work: a few percent of a 20,000-round ``import``
+    (docs/benchmarks.md, *The start without numpy*).
     Hidden only while sqlite-utils is imported, so anything that needs numpy later
     (dask, pyarrow, DuckDB) imports it as usual.
     """

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -296,9 +298,6 @@ def test_service_commands_start_without_numpy(tmp_path: Path, game_file: Path) -
     importable afterwards, for the commands (batch, the warehouse) whose libraries use it.
     """
     pytest.importorskip("numpy")
-    import subprocess
-    import sys
-
     code = (
         "import sys\n"
         "from click.testing import CliRunner\n"
