@@ -807,7 +807,9 @@ class Round:
 
     def _may_close(self) -> bool:
         """Whether a double may be played closed now: the spinner has two arms."""
-        return self.spinner and self.phase == PLAY and sum(self.covered) >= 2
+        c = self.covered  # the four ends, counted without sum(): a searcher asks often
+        return self.spinner and self.phase == PLAY and \
+            int(c[0]) + int(c[1]) + int(c[2]) + int(c[3]) >= 2
 
     def score_of(self, move: Move) -> int:
         """The bonus ``move`` would score now (0 when bonus is off or it scores nothing)."""
@@ -1131,8 +1133,10 @@ class Round:
                     self.covered[RIGHT]:
                 value[UP] = value[DOWN] = self.tiles.kind_lo[self.opening_kind]
                 self.arms_open = True
-            if self.spinner and self.rules.spinner_max_arms == 3 and sum(self.covered) == 3:
-                last = self.covered.index(False)  # the side left without a tile closes
+            c = self.covered
+            if self.spinner and self.rules.spinner_max_arms == 3 and \
+                    int(c[0]) + int(c[1]) + int(c[2]) + int(c[3]) == 3:
+                last = c.index(False)  # the side left without a tile closes
                 value[last] = -1
                 self.shut[last] = True
         mask = 0
@@ -1164,10 +1168,9 @@ class Round:
         self.open_mask = mask
 
     def _credit_bonus(self, seat: int, total: int) -> None:
-        for side in self.rules.sides(self.players):
-            if seat in side:
-                for member in side:
-                    self.bonus[member] += total
+        self.bonus[seat] += total
+        if self.rules.partnerships:  # the partner across the table scores with it
+            self.bonus[(seat + 2) % 4] += total
 
     def _check_blocked(self, seat: int) -> None:
         """With the stock closed: end the round at once if nobody can play."""
@@ -1224,64 +1227,98 @@ def _with_lot(deal: Deal, seat: int) -> Deal:
 
 # ---------------------------------------------------------------------- scoring
 def score_round(rnd: Round, ended_by: int, blocked: bool) -> RoundResult:
-    """Points of a finished round under the ruleset's scoring rules."""
+    """Points of a finished round under the ruleset's scoring rules.
+
+    A searcher reaches the end of a round at most of its positions, so this is written
+    with plain loops over the sides (seats 0+2 and 1+3 in partnerships, else each seat
+    alone, as :meth:`Ruleset.sides` says) and no dictionary or generator: the same
+    points, several times fewer instructions."""
     rules, n = rnd.rules, rnd.players
-    pips = rnd.pips_left()
-    sides = rules.sides(n)
-    side_of = {p: i for i, side in enumerate(sides) for p in side}
-    side_pips = [sum(pips[p] for p in side) for side in sides]
-    side_points: list[Fraction | int] = [0] * len(sides)
+    tiles = rnd.tiles
+    pips: list[int] = []
+    for h in rnd.hands:
+        pips.append(tiles.mask_pips(h))
+    teams = rules.partnerships
+    side_pips = [pips[0] + pips[2], pips[1] + pips[3]] if teams else pips
+    ns = len(side_pips)
+    total = 0
+    low = side_pips[0]
+    for p in side_pips:
+        total += p
+        if p < low:
+            low = p
+    side_points: list[Fraction | int] = [0] * ns
     winning: list[int] = []
     if rules.pips_decide:
-        low = min(side_pips)
-        lows = [i for i, p in enumerate(side_pips) if p == low]
+        lows = _lowest(side_pips, low)
         if len(lows) == 1:  # a tie for the lowest: nobody wins (the pips may go to the pot)
             w = lows[0]
-            winning = [w]
-            side_points[w] = sum(p for i, p in enumerate(side_pips) if i != w) + rnd.pot
+            winning = lows
+            side_points[w] = total - side_pips[w] + rnd.pot
     elif not blocked:
-        w = side_of[ended_by]
+        w = ended_by % 2 if teams else ended_by
         winning = [w]
         if rules.domino_scoring == "opponents-pips":
-            side_points[w] = sum(p for i, p in enumerate(side_pips) if i != w)
+            side_points[w] = total - side_pips[w]
         elif rules.domino_scoring == "all-pips":
-            side_points[w] = sum(side_pips)
+            side_points[w] = total
         else:  # penalty
-            side_points = [0 if i == w else p for i, p in enumerate(side_pips)]
+            for i in range(ns):
+                if i != w:
+                    side_points[i] = side_pips[i]
     else:
         scoring = rules.blocked_scoring
-        low = min(side_pips)
         if scoring == "lowest-wins":
-            winning = [i for i, p in enumerate(side_pips) if p == low]
-            pot = sum(p for i, p in enumerate(side_pips) if i not in winning)
+            winning = _lowest(side_pips, low)
+            pot = total - low * len(winning)
             for i in winning:
                 side_points[i] = _share(pot, len(winning))
         elif scoring == "difference":
-            winning = [i for i, p in enumerate(side_pips) if p == low]
-            if len(winning) == len(sides):
+            winning = _lowest(side_pips, low)
+            if len(winning) == ns:
                 winning = []
             else:
-                pot = sum(p - low for p in side_pips)
+                pot = total - low * ns
                 for i in winning:
                     side_points[i] = _share(pot, len(winning))
         elif scoring == "lowest-takes-all":
-            winning = [i for i, p in enumerate(side_pips) if p == low]
-            if len(winning) == len(sides):
+            winning = _lowest(side_pips, low)
+            if len(winning) == ns:
                 winning = []
             else:
-                pot = sum(side_pips)
                 for i in winning:
-                    side_points[i] = _share(pot, len(winning))
+                    side_points[i] = _share(total, len(winning))
         elif scoring == "fish":
             setter = rnd.last_play if rnd.last_play >= 0 else ended_by
-            w = side_of[setter]
+            w = setter % 2 if teams else setter
             winning = [w]
-            side_points = [0 if i == w else p for i, p in enumerate(side_pips)]
+            for i in range(ns):
+                if i != w:
+                    side_points[i] = side_pips[i]
         else:  # negative
-            side_points = [-p for p in side_pips]
-    points = tuple(side_points[side_of[p]] for p in range(n))
-    winners = tuple(sorted(p for i in winning for p in sides[i]))
-    return RoundResult(winners, points, tuple(rnd.bonus), blocked, tuple(pips), ended_by)
+            for i in range(ns):
+                side_points[i] = -side_pips[i]
+    points: list[Fraction | int] = []
+    for p in range(n):
+        points.append(side_points[p % 2 if teams else p])
+    winners: list[int] = []
+    if teams:  # a side's seats, all in seat order
+        for p in range(n):
+            if (p % 2) in winning:
+                winners.append(p)
+    else:
+        winners = winning  # sides in order, each one seat
+    return RoundResult(tuple(winners), tuple(points), tuple(rnd.bonus), blocked, tuple(pips),
+                       ended_by)
+
+
+def _lowest(side_pips: list[int], low: int) -> list[int]:
+    """The sides holding the fewest pips, in order."""
+    out: list[int] = []
+    for i in range(len(side_pips)):
+        if side_pips[i] == low:
+            out.append(i)
+    return out
 
 
 def _share(pot: int, ways: int) -> Fraction | int:

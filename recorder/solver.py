@@ -289,7 +289,7 @@ class Solver:
             if need > 0 and self.extra:
                 left = stock
                 for p in self.sides_of[s]:
-                    left += hands[p].bit_count()
+                    left += _count(hands[p])
                 if left * self.per_play < need:
                     b = -1  # out of reach at any pace
                 elif left * (self._ends_most + st.shut_pips) < need:
@@ -494,7 +494,8 @@ class Solver:
         0 otherwise."""
         if self.bonus or not self.extra:
             return 0
-        return 1 if st.hands[seat].bit_count() == 1 else 0
+        hand = st.hands[seat]
+        return 1 if hand and hand & (hand - 1) == 0 else 0  # one tile left
 
     def _plain(self, n: int) -> list[int]:
         order = [0] * n
@@ -635,6 +636,16 @@ class Solver:
                 self._vn[(key << 2) | orient] = best
         self._free = free
         return best
+
+
+def _count(mask: int) -> int:
+    """The tiles of a mask: ``int.bit_count`` is a method call in the compiled build,
+    several times dearer than this loop over the few tiles a hand holds."""
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
 
 
 def _stock_masks(state: Round) -> list[int]:
