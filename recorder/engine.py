@@ -306,7 +306,7 @@ class Round:
         "openers", "opening_kind", "value", "dbl", "covered", "arms_open", "opener_double",
         "spinner", "open_mask", "drew", "bonus", "last_player", "last_play", "moves",
         "board", "result", "deal", "_stock_limit",
-        "shut", "shut_pips", "closed_tiles", "pot", "target_from",
+        "shut", "shut_pips", "closed_tiles", "pot", "target_from", "history",
     )
 
     rules: Ruleset
@@ -332,6 +332,8 @@ class Round:
     shut: list[bool]
     shut_pips: int
     closed_tiles: list[int]
+    #: whether ``board`` and ``closed_tiles`` are kept (a searcher's copy keeps neither)
+    history: bool
     pot: int
     target_from: tuple[Fraction | int, ...] | None
     result: RoundResult | None
@@ -378,6 +380,7 @@ class Round:
         self.shut_pips = 0  # both halves of every closed double: they still count
         #: positions in ``board`` of the doubles played closed
         self.closed_tiles = []
+        self.history = True
         self.pot = pot
         self.target_from = (
             tuple(scores) if scores is not None and rules.target_check == "play" else None
@@ -450,9 +453,10 @@ class Round:
         return -1
 
     def copy(self, *, history: bool = True) -> Round:
-        """An independent snapshot. ``history=False`` leaves out the tiles placed so far
-        (``board`` and ``closed_tiles`` start empty): the same position and future, for
-        a searcher that copies a round at every node and never draws the board."""
+        """An independent snapshot. ``history=False`` leaves out the tiles placed, so far
+        and from then on (``board`` and ``closed_tiles`` stay empty): the same position
+        and future, for a searcher that never draws the board and would only push and
+        pop a tuple for each play it tries."""
         other = Round()
         other.rules, other.tiles, other.players, other.deal = (
             self.rules, self.tiles, self.players, self.deal)
@@ -471,6 +475,7 @@ class Round:
         other.shut = self.shut.copy()
         other.shut_pips = self.shut_pips
         other.closed_tiles = self.closed_tiles.copy() if history else []
+        other.history = history and self.history
         other.pot, other.target_from, other.result = self.pot, self.target_from, self.result
         other._stock_limit = self._stock_limit
         other.openers, other.opening_kind = self.openers, self.opening_kind
@@ -1121,14 +1126,16 @@ class Round:
                         self.arms_open = True
             self.phase = PLAY
             self.turn = seat
-            self.board.append((a, b, -1))
+            if self.history:
+                self.board.append((a, b, -1))
         else:
             shown = value[e]
             outer = hi if shown == lo else lo
             value[e] = outer
             self.dbl[e] = lo == hi
             self.covered[e] = True
-            self.board.append((shown, outer, e))
+            if self.history:
+                self.board.append((shown, outer, e))
             if self.spinner and not self.arms_open and self.covered[LEFT] and \
                     self.covered[RIGHT]:
                 value[UP] = value[DOWN] = self.tiles.kind_lo[self.opening_kind]
@@ -1159,7 +1166,8 @@ class Round:
         self.dbl[e] = False
         self.shut[e] = True
         self.shut_pips += 2 * v
-        self.closed_tiles.append(len(self.board) - 1)
+        if self.history:
+            self.closed_tiles.append(len(self.board) - 1)
         mask = 0
         pip_mask = self.tiles.pip_mask
         for x in self.value:
@@ -1174,10 +1182,11 @@ class Round:
 
     def _check_blocked(self, seat: int) -> None:
         """With the stock closed: end the round at once if nobody can play."""
-        mask = self.open_mask
+        held = 0
         for h in self.hands:
-            if h & mask:
-                return
+            held |= h
+        if held & self.open_mask:  # someone holds a tile an open end takes
+            return
         self.last_player = seat
         self._finish(seat, blocked=True)
 

@@ -27,11 +27,9 @@ invalid one (see :mod:`recorder.identity`), so a log whose hash is stored is val
 
 from __future__ import annotations
 
-import gc
 import logging
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -40,6 +38,7 @@ from sqlite_utils import Database
 
 from recorder import binding, continuation, identity, stats, storage
 from recorder.analysis import analyse
+from recorder.collector import paused as collector_paused
 from recorder.errors import InputError, RecorderError, internal_error
 from recorder.parse import (
     Count,
@@ -244,26 +243,6 @@ def _engine(doc: Any) -> tuple[dict[str, Any], Any]:
     except Exception as exc:  # the engine must never take the service down
         log.exception("the engine failed on a document")
         return {"status": "invalid", "error": internal_error(exc, "replay").to_dict()}, None
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused for a stretch of the import's work.
-
-    A document, its facts, its rows and its outcome are trees that reference counting
-    frees; the collector would only walk the objects of the work in hand again and again
-    as they pile up (a chunk's results in a worker, a batch's pending games in the
-    writer). It is resumed, as it was, at the end; anything cyclic made meanwhile (a
-    caught error's traceback) is collected then. Nested pauses resume once, at the
-    outermost.
-    """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 @dataclass

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from recorder.collector import paused
 from recorder.engine import END_NAMES, OPENING, Move, Round
 from recorder.replay import MoveEvent, RoundStart, open_game, replay, walk
 from recorder.solver import Estimate, SearchLimit, Seen, Solver, estimate, perfect
@@ -257,12 +258,13 @@ def _decision(solver: Solver, seen: Seen, state: Round, move_no: int, move: Move
         # deal's included (estimate sets its own limit for each sampled deal)
         solver.limit = budget
         try:
-            if settings.view == "perfect":
-                est = perfect(solver, state, seat)
-            else:
-                est = estimate(solver, state, seat, seen, samples=settings.samples,
-                               seed=f"{settings.seed}/{round_no}/{move_no}",
-                               budget=budget)
+            with paused():  # the table's lists are freed by their counts, never cyclic
+                if settings.view == "perfect":
+                    est = perfect(solver, state, seat)
+                else:
+                    est = estimate(solver, state, seat, seen, samples=settings.samples,
+                                   seed=f"{settings.seed}/{round_no}/{move_no}",
+                                   budget=budget)
         except SearchLimit:
             est = None  # too large to solve within the limit
         solver.limit = 0
@@ -356,8 +358,10 @@ class ReviewBot:
         bound = self.settings.positions
         self.solver.limit = bound  # the single deal's search: estimate bounds the samples'
         try:
-            est = estimate(self.solver, state, seat, self.seen, samples=self.settings.samples,
-                           seed=f"{self.seed}/{self.round}/{state.moves + 1}", budget=bound)
+            with paused():
+                est = estimate(self.solver, state, seat, self.seen,
+                               samples=self.settings.samples,
+                               seed=f"{self.seed}/{self.round}/{state.moves + 1}", budget=bound)
         except SearchLimit:
             est = None
         finally:

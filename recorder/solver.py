@@ -146,8 +146,8 @@ class Solver:
         self._stock_masks: list[int] = []
         self._need: list[int] = []
         #: bits of a key below the hands: ends, stock, turn; the fish setter; the bonus
-        self._shift: int = 48 + (3 if self.fish else 0) + (
-            24 * players if rules.target_check == "play" else 0)
+        self._bonus_bits: int = 24 * players if rules.target_check == "play" else 0
+        self._shift: int = 48 + (3 if self.fish else 0) + self._bonus_bits
         #: positions visited since the solver was made (a position is a search node:
         #: forced moves are played through without one)
         self.nodes: int = 0
@@ -241,9 +241,18 @@ class Solver:
     def _key(self, st: Round) -> int:
         """Everything of a position its future depends on, as one int (the deal fixed)."""
         size = st.tiles.size
+        hands = st.hands
+        n = len(hands)
         h = self._suffix[st.drawn]  # the stock still to draw, in order (0: none)
-        for x in st.hands:
-            h = (h << size) | x
+        i = 0
+        if size <= 31:  # two hands at a time in a small int: half the big-int steps
+            both = size + size
+            while i + 1 < n:
+                h = (h << both) | ((hands[i] << size) | hands[i + 1])
+                i += 2
+        while i < n:
+            h = (h << size) | hands[i]
+            i += 1
         value = st.value
         dbl = st.dbl
         covered = st.covered
@@ -267,11 +276,11 @@ class Solver:
         if self.fish:  # the last player to place a tile sets a blocked round's fish
             code = (code << 3) | (st.last_play + 1)
         if st.target_from is not None:  # the bonus so far decides when the target is met
-            code = self._bonus_key(st, code)
+            code = (code << self._bonus_bits) | self._bonus_key(st)
         return (h << self._shift) | code
 
-    def _bonus_key(self, st: Round, code: int) -> int:
-        """``code`` with each seat's bonus so far (plus one), or 0 for a seat whose side
+    def _bonus_key(self, st: Round) -> int:
+        """Each seat's bonus so far (plus one), 24 bits each, or 0 for a seat whose side
         cannot reach the target this round: the bonus so far then changes nothing of
         what follows (the round is scored without it), so positions reached with
         different totals are one. Reachable: its score at the round's start, its bonus
@@ -283,6 +292,7 @@ class Solver:
         hands = st.hands
         bonus = st.bonus
         per = -1
+        code = 0  # built apart from the rest of the key: a small int for two seats
         for s in range(self.players):
             b = bonus[s]
             need = self._need[s] - b  # the bonus still to score to reach the target

@@ -263,7 +263,7 @@ ROUND_FIELDS = ("hands", "boneyard", "drawn", "value", "dbl", "covered", "arms_o
                 "opener_double", "spinner", "open_mask", "drew", "bonus", "last_player",
                 "last_play", "moves", "board", "shut", "shut_pips", "closed_tiles", "pot",
                 "target_from", "result", "_stock_limit", "openers", "opening_kind", "turn",
-                "phase")
+                "phase", "history")
 
 
 # ---------------------------------------------------------------------- the player view
