@@ -20,6 +20,7 @@ closed double on it, or a spinner side past ``spinner_max_arms``) and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Final
@@ -307,6 +308,7 @@ class Round:
         "spinner", "open_mask", "drew", "bonus", "last_player", "last_play", "moves",
         "board", "result", "deal", "_stock_limit",
         "shut", "shut_pips", "closed_tiles", "pot", "target_from", "history",
+        "_target_need",
     )
 
     rules: Ruleset
@@ -336,6 +338,9 @@ class Round:
     history: bool
     pot: int
     target_from: tuple[Fraction | int, ...] | None
+    #: with ``target_from``: the bonus each seat must score this round to reach the
+    #: target (the least whole number that makes its score reach it)
+    _target_need: tuple[int, ...]
     result: RoundResult | None
     _stock_limit: int
     openers: tuple[int, ...]
@@ -385,6 +390,8 @@ class Round:
         self.target_from = (
             tuple(scores) if scores is not None and rules.target_check == "play" else None
         )
+        self._target_need = () if self.target_from is None else tuple(
+            math.ceil(rules.target - t) for t in self.target_from)
         self.result = None
         #: the stock is open while ``drawn`` is below this (never, without drawing)
         self._stock_limit = (
@@ -477,6 +484,7 @@ class Round:
         other.closed_tiles = self.closed_tiles.copy() if history else []
         other.history = history and self.history
         other.pot, other.target_from, other.result = self.pot, self.target_from, self.result
+        other._target_need = self._target_need
         other._stock_limit = self._stock_limit
         other.openers, other.opening_kind = self.openers, self.opening_kind
         other.turn, other.phase = self.turn, self.phase
@@ -531,12 +539,13 @@ class Round:
             if value[e] != v:
                 value[e] = v
             ends >>= 8
-        board = self.board
-        while len(board) > placed:
-            board.pop()
-        closed_tiles = self.closed_tiles
-        while len(closed_tiles) > closed:
-            closed_tiles.pop()
+        if self.history:
+            board = self.board
+            while len(board) > placed:
+                board.pop()
+            closed_tiles = self.closed_tiles
+            while len(closed_tiles) > closed:
+                closed_tiles.pop()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -1061,8 +1070,7 @@ class Round:
             if closed:
                 self._close(e)
             self.drew = False
-            if self.target_from is not None and \
-                    self.target_from[seat] + self.bonus[seat] >= self.rules.target:
+            if self.target_from is not None and self.bonus[seat] >= self._target_need[seat]:
                 self._finish(seat, blocked=False, target=True)
                 return
             if not self.hands[seat]:
@@ -1307,9 +1315,11 @@ def score_round(rnd: Round, ended_by: int, blocked: bool) -> RoundResult:
         else:  # negative
             for i in range(ns):
                 side_points[i] = -side_pips[i]
-    points: list[Fraction | int] = []
-    for p in range(n):
-        points.append(side_points[p % 2 if teams else p])
+    points = side_points  # each seat its own side
+    if teams:
+        points = []
+        for p in range(n):
+            points.append(side_points[p % 2])
     winners: list[int] = []
     if teams:  # a side's seats, all in seat order
         for p in range(n):
