@@ -55,6 +55,31 @@ MAX_BYTES_ENVVAR = "RECORDER_MAX_DB_BYTES"
 a write past it fails as a full disk would, cleanly (SQLite's ``max_page_count``)."""
 
 
+def _as_is(value: Any) -> Any:
+    """A parameter bound as it is (the adapter of :func:`_bind_as_is`)."""
+    return value
+
+
+def _bind_as_is(*types: type) -> None:
+    """Bind values of ``types`` without the adapter protocol's failed look-ups.
+
+    Python's ``sqlite3`` binds an exact ``int``, ``float``, ``str`` or ``bytearray``
+    directly; any other value (``None`` and ``bytes`` too) first looks for a registered
+    adapter and, finding none, for ``__adapt__`` and ``__conform__``, each failure an
+    ``AttributeError`` formatted and dropped: about 3,300 instructions a value, and the
+    import binds two or three such values a round (a round's packed facts, its null
+    ``odd``, a null ``block_certain``). With an adapter registered that returns the value
+    itself, the same value is bound (null, or the blob) for a dictionary hit and a call.
+    Registered for exact types only (a subclass still takes the protocol), and none of
+    ``sqlite3``'s own base types, so its fast path for those stays on.
+    """
+    for kind in types:
+        sqlite3.register_adapter(kind, _as_is)
+
+
+_bind_as_is(type(None), bytes)
+
+
 def _env_int(name: str) -> int | None:
     """A positive whole number from the environment, or None when unset; a bad one is an
     error that names the variable (a typo must not silently lift a limit)."""

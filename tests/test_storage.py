@@ -158,3 +158,18 @@ def test_revoking_by_name_or_id(db: storage.Database) -> None:
     assert [t.active for t in list_tokens(db)] == [False, False, True]
     with pytest.raises(ValueError):
         create_token(db, "  ")
+
+
+def test_none_and_bytes_are_bound_as_they_are() -> None:
+    """The adapters storage registers for None and bytes (to spare the adapter protocol's
+    failed look-ups) hand back the value itself: the same null and the same blob stored."""
+    for value in (None, b"", b"\x00\x01facts"):
+        adapter = sqlite3.adapters[(type(value), sqlite3.PrepareProtocol)]
+        assert adapter(value) is value
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t (a, b)")
+    conn.execute("INSERT INTO t VALUES (?, ?)", (None, b"\x02\x03"))
+    assert conn.execute("SELECT a, b, typeof(a), typeof(b) FROM t").fetchone() == (
+        None, b"\x02\x03", "null", "blob")
+    for kind in (int, float, str, bytearray):  # sqlite3's own fast path stays on
+        assert (kind, sqlite3.PrepareProtocol) not in sqlite3.adapters
