@@ -29,6 +29,11 @@ under callgrind (after 10 lines uncounted, so that imports, first calls and the 
 database's migrations are left out) and prints the table, per round:
 
     python bench/instructions.py --stages [--games 100]
+
+``review:maxn`` and ``review:bonus`` solve the player view of one decision as the review
+does (the first of a simulated ``classic`` 4-player round, max^n, 24 deals at most; of an
+``all-fives`` 2-player one, alpha-beta with the bonus, 3 deals): the solver's cost per
+position.
 """
 
 from __future__ import annotations
@@ -166,7 +171,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("work", nargs="?",
                     choices=["none", "replay", "analyse", "parse", "hash", "import",
-                             "import-twice", *(f"import:{s}" for s in IMPORT_STAGES)])
+                             "import-twice", *(f"import:{s}" for s in IMPORT_STAGES),
+                             *(f"review:{v}" for v in REVIEW_WORK)])
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=5000, help="corpus of bench/replay.py")
     ap.add_argument("--warm", type=int, default=0,
@@ -180,6 +186,10 @@ def main() -> int:
         return 0
     if args.work is None:
         ap.error("name a workload, or --stages")
+    if args.work.startswith("review:"):
+        nodes = review_work(args.work.partition(":")[2])
+        print(f"{args.work}: {nodes} positions", file=sys.stderr)
+        return 0
     if args.work.startswith("import:"):
         rounds = run_import(args.work.partition(":")[2],
                             import_corpus(args.games + args.warm), args.warm)
@@ -203,6 +213,36 @@ def main() -> int:
     print(f"{args.work}: {len(docs)} games, {sum(len(d['rounds']) for d in docs)} rounds",
           file=sys.stderr)
     return 0
+
+
+#: ``review:NAME``: (ruleset, players, samples) of the decision it solves
+REVIEW_WORK = {"maxn": ("classic", 4, 24), "bonus": ("all-fives", 2, 3)}
+
+
+def review_work(name: str) -> int:
+    """The player view of the first decision of a simulated round (``bench/review.py``'s
+    first game), as the review solves it: the solver's cost per position, by
+    ``callgrind_annotate --inclusive=yes cg.out | grep CPyDef_solver___estimate``."""
+    from recorder.replay import MoveEvent, RoundStart, open_game, walk
+    from recorder.simulate import simulate_game
+    from recorder.solver import Seen, Solver, estimate
+
+    ruleset, players, samples = REVIEW_WORK[name]
+    doc = simulate_game(ruleset, players, "bench-review-0", game_id="g0", max_rounds=1)
+    game = open_game(doc)
+    solver = Solver(game.rules, players)
+    seen: Any = None
+    for event in walk(doc, game):
+        if type(event) is RoundStart:
+            seen = Seen(event.state)
+        elif type(event) is MoveEvent:
+            seat = event.move.player
+            if len(event.state.legal_moves(seat)) > 1:
+                estimate(solver, event.state, seat, seen, samples=samples,
+                         seed=f"review/1/{event.move_no}")
+                break
+            seen.record(event.state, event.move)
+    return solver.nodes
 
 
 def _ingest_step(work: str, lines: list[bytes], docs: list[object]) -> None:
