@@ -66,14 +66,16 @@ import pyarrow.parquet as pq
 from sqlite_utils import Database
 
 from recorder import jsontext, packing, parquet, stats, storage, warehouse
-from recorder.errors import InputError, RecorderError, TooLarge
+from recorder.errors import InputError, TooLarge
 from recorder.ingest import (
     IMPORT_SUFFIXES,
     REFUSED,
     Importer,
+    _begin,
     _conflict_error,
-    _game_id,
+    _InputFailure,
     _Pending,
+    _refused_by_replay,
     content_hash,
     expand_paths,
     identity_key,
@@ -429,17 +431,13 @@ class _Verdicts(_Fresh):
 
     def _prepare_one(self, source: str | None, parsed: Any) -> _Pending:
         doc = parsed.doc
-        pending = _Pending(source, parsed.index, parsed.line, game_id=_game_id(doc))
-        if parsed.error is not None:
-            pending.decide(REFUSED, error=parsed.error.to_dict())
+        pending = _begin(source, parsed)
+        if pending.outcome is not None:
             return pending
         pending.content_hash = content_hash(doc)
         pending.key = identity_key(doc)
         answer = replay(doc)
-        if answer.get("status") == "invalid":
-            error = dict(answer.get("error") or {"round": 0, "move": 0, "message": "invalid"})
-            error.setdefault("code", "log/invalid")
-            pending.decide(REFUSED, error=error)
+        if _refused_by_replay(pending, answer):
             return pending
         pending.result = answer.get("status")
         pending.record = storage.build_record(
@@ -821,30 +819,19 @@ class _Stage:
 
 
 @dataclass(frozen=True)
-class _Failure:
-    """The input could not be read (from here on): one refusal, with no line."""
-
-    error: RecorderError
-    index: int | None = None
-    line: int | None = None
-    doc: Any = None
-    text: bytes | None = None
-
-
-@dataclass(frozen=True)
 class _Tail:
     """Not a document: the count of newlines in the shard's range, after its last line."""
 
     newlines: int
 
 
-_Item = tuple[Parsed | _Failure | _Tail, bytes | None]
+_Item = tuple[Parsed | _InputFailure | _Tail, bytes | None]
 """A document (or the input's failure, or the tail) and the bytes it came from."""
 
 
 def _documents(shard: Shard, limits: Limits) -> Iterator[_Item]:
     """The shard's documents in order, then its :class:`_Tail`; an input that cannot be
-    read (any more) ends them with a :class:`_Failure` worded as the import words it."""
+    read (any more) ends them with a :class:`_InputFailure` worded as the import words it."""
     fs, path = fsspec.core.url_to_fs(shard.url)
     try:
         size = int(fs.info(path).get("size") or 0)
@@ -862,13 +849,13 @@ def _documents(shard: Shard, limits: Limits) -> Iterator[_Item]:
                 raw.seek(at)
                 yield from _lines(raw.read, at, shard, limits)
     except InputError as exc:
-        yield _Failure(exc), None
+        yield _InputFailure(exc), None
     except EOFError:
-        yield _Failure(InputError("the gzip data is cut off before its end")), None
+        yield _InputFailure(InputError("the gzip data is cut off before its end")), None
     except (gzip.BadGzipFile, zlib.error) as exc:
-        yield _Failure(InputError(f"the gzip data is damaged: {exc}")), None
+        yield _InputFailure(InputError(f"the gzip data is damaged: {exc}")), None
     except OSError as exc:
-        yield _Failure(InputError(f"cannot read {shard.url}: {exc.strerror or exc}")), None
+        yield _InputFailure(InputError(f"cannot read {shard.url}: {exc.strerror or exc}")), None
 
 
 def _whole(raw: Any, shard: Shard, limits: Limits) -> Iterator[_Item]:
@@ -968,9 +955,9 @@ def process_shard(shard: Shard, out: str, kind: str, limits: Limits,
 
 
 def _stage_document(stage: _Stage, importer: _Fresh, shard: Shard, pos: int,
-                    item: Parsed | _Failure, raw: bytes | None, result: ShardResult) -> bool:
+                    item: Parsed | _InputFailure, raw: bytes | None, result: ShardResult) -> bool:
     """One document's rows, or its refusal, into the staging tables; True for a valid game."""
-    if isinstance(item, _Failure):
+    if isinstance(item, _InputFailure):
         error = item.error.to_dict()
         digest = hashlib.sha256(f"{shard.url}\0{error['message']}".encode()).hexdigest()
         stage.add("ids", (pos, None, None, digest, None, None, None, None, UNREAD))

@@ -352,9 +352,8 @@ class Importer:
 
     def _prepare_one(self, source: str | None, parsed: ParsedLike) -> _Pending:
         doc = parsed.doc
-        pending = _Pending(source, parsed.index, parsed.line, game_id=_game_id(doc))
-        if parsed.error is not None:
-            pending.decide(REFUSED, error=parsed.error.to_dict())
+        pending = _begin(source, parsed)
+        if pending.outcome is not None:
             return pending
         received = log_bytes(parsed)
         if self.frontend is not None:
@@ -372,10 +371,7 @@ class Importer:
         if self._known_content(pending):
             return pending
         answer, facts = _engine(doc)
-        if answer.get("status") == "invalid":
-            error = dict(answer.get("error") or {"round": 0, "move": 0, "message": "invalid"})
-            error.setdefault("code", "log/invalid")
-            pending.decide(REFUSED, error=error)
+        if _refused_by_replay(pending, answer):
             return pending
         pending.result = answer.get("status")
         pending.mismatches = answer.get("mismatches")
@@ -467,6 +463,26 @@ class Importer:
             pending.decide(SUPERSEDED, id=game_pk)
         self._stats.add(game_pk, pending.record.stats)
         pending.record = None  # its rows are in the file; free them before the batch ends
+
+
+def _begin(source: str | None, parsed: ParsedLike) -> _Pending:
+    """A document's pending outcome, already refused if it could not be parsed: where
+    every path's per-game work starts, so a refusal reads the same from each."""
+    pending = _Pending(source, parsed.index, parsed.line, game_id=_game_id(parsed.doc))
+    if parsed.error is not None:
+        pending.decide(REFUSED, error=parsed.error.to_dict())
+    return pending
+
+
+def _refused_by_replay(pending: _Pending, answer: Mapping[str, Any]) -> bool:
+    """Refuse ``pending`` if the replay found its log invalid, with the engine's error
+    (round, move, reason), coded ``log/invalid`` where the engine names no code."""
+    if answer.get("status") != "invalid":
+        return False
+    error = dict(answer.get("error") or {"round": 0, "move": 0, "message": "invalid"})
+    error.setdefault("code", "log/invalid")
+    pending.decide(REFUSED, error=error)
+    return True
 
 
 class _Stored:

@@ -60,7 +60,7 @@ def _as_sharded(path: str, shard_bytes: int) -> tuple[list[tuple[Any, ...]], int
             if isinstance(item, batch._Tail):
                 newlines = item.newlines
                 continue
-            if isinstance(item, batch._Failure):
+            if isinstance(item, batch._InputFailure):
                 out.append(("failure", item.error.message))
                 continue
             documents += 1
