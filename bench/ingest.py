@@ -20,6 +20,12 @@
    targets: >= 10,000 rounds/s with the default workers, >= 6,000 with one, memory under
    200 MB whatever the size, and at most 1,400 bytes a round.
 
+4. Runs the peer on the same file, timed the same way: ``sqlite-utils insert DB games
+   FILE --nl``, the library's own command, which stores each line as a row and checks
+   nothing (``--no-peer`` leaves it out). The import's rounds/s and bytes a round as a
+   share of the peer's are printed last: the price of replaying, identifying and
+   analysing every game over storing it unread, on this machine in this run.
+
 ``--breakdown`` also times each stage on the first 2,000 lines in this process (parse,
 identity, replay + facts, the rows with the packed moves and the compressed log, the
 statistics' counters, the insert), with the size of the database, to show where an
@@ -42,7 +48,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = ROOT / "bench" / "out"
@@ -157,29 +163,56 @@ def _sample_pss(pid: int, peak: list[int], done: threading.Event, main_cpu: list
             main_cpu[0] = cpu
 
 
+def _run_timed(command: list[str], cwd: str) -> tuple[float, Any, int, float, str]:
+    """A child process, timed from the parent: wall seconds, its ``wait4`` usage, the
+    peak PSS of its tree (KiB), the main process's CPU seconds, and what it printed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = time.monotonic()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=env, cwd=cwd)
+    peak, done, main_cpu = [0], threading.Event(), [0.0]
+    sampler = threading.Thread(target=_sample_pss, args=(proc.pid, peak, done, main_cpu))
+    if Path("/proc/self/smaps_rollup").exists():
+        sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.monotonic() - started
+    done.set()
+    if sampler.is_alive():
+        sampler.join()
+    summary = proc.stdout.read().decode().strip() if proc.stdout else ""
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{command[3] if len(command) > 3 else command[0]} failed "
+                         f"({code}): {summary}")
+    return seconds, usage, peak[0], main_cpu[0], summary
+
+
+def _figures(label: str, workers: int | str, meta: dict[str, int], games: int, rounds: int,
+             moves: int, seconds: float, usage: Any, peak_kb: int, main_cpu: float,
+             size: int) -> dict[str, Any]:
+    cpu = usage.ru_utime + usage.ru_stime
+    return {
+        "file": label, "workers": workers, "file_mb": round(meta["bytes"] / 1e6, 1),
+        "games": games,
+        "rounds": rounds, "moves": moves, "seconds": round(seconds, 2),
+        "rounds_per_s": round(rounds / seconds), "games_per_s": round(games / seconds),
+        "cpu_seconds": round(cpu, 2),
+        "rounds_per_cpu_s": round(rounds / cpu),
+        "main_cpu_seconds": round(main_cpu, 2),
+        "cores_busy": round(cpu / seconds, 2),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "peak_pss_all_mb": round(peak_kb / 1024, 1) or None, "db_mb": round(size / 1e6, 1),
+        "bytes_per_round": round(size / rounds),
+    }
+
+
 def run_import(path: Path, meta: dict[str, int], workers: int) -> dict[str, Any]:
     """``recorder import`` in a child process: wall time, peak memory, checks."""
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "bench.db"
         command = [sys.executable, "-c", "from recorder.cli import main; main()", "import",
                    "--db", str(db_path), "--workers", str(workers), str(path)]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        started = time.monotonic()
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                env=env, cwd=tmp)
-        peak, done, main_cpu = [0], threading.Event(), [0.0]
-        sampler = threading.Thread(target=_sample_pss, args=(proc.pid, peak, done, main_cpu))
-        if Path("/proc/self/smaps_rollup").exists():
-            sampler.start()
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.monotonic() - started
-        done.set()
-        if sampler.is_alive():
-            sampler.join()
-        summary = proc.stdout.read().decode().strip() if proc.stdout else ""
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            raise SystemExit(f"import failed ({proc.returncode}): {summary}")
+        seconds, usage, peak, main_cpu, _ = _run_timed(command, tmp)
         from recorder import storage
 
         db = storage.connect(db_path)
@@ -191,19 +224,33 @@ def run_import(path: Path, meta: dict[str, int], workers: int) -> dict[str, Any]
         size = db_path.stat().st_size
     if games != meta["games"] or rounds != meta["rounds"] or ok != "ok":
         raise SystemExit(f"stored {games} games / {rounds} rounds ({ok}); expected {meta}")
-    return {
-        "file": path.name, "workers": workers, "file_mb": round(meta["bytes"] / 1e6, 1),
-        "games": games,
-        "rounds": rounds, "moves": moves, "seconds": round(seconds, 2),
-        "rounds_per_s": round(rounds / seconds), "games_per_s": round(games / seconds),
-        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
-        "rounds_per_cpu_s": round(rounds / (usage.ru_utime + usage.ru_stime)),
-        "main_cpu_seconds": round(main_cpu[0], 2),
-        "cores_busy": round((usage.ru_utime + usage.ru_stime) / seconds, 2),
-        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
-        "peak_pss_all_mb": round(peak[0] / 1024, 1) or None, "db_mb": round(size / 1e6, 1),
-        "bytes_per_round": round(size / rounds),
-    }
+    return _figures(path.name, workers, meta, games, rounds, moves, seconds, usage, peak,
+                    main_cpu, size)
+
+
+PEER_LABEL: Final = "peer: sqlite-utils insert"
+
+
+def run_peer(path: Path, meta: dict[str, int]) -> dict[str, Any]:
+    """The peer on the same file: ``sqlite-utils insert DB games FILE --nl``, the
+    library's own command, which stores each line as a row (its nested values as JSON
+    text) and checks nothing: no replay, no identity, no facts, no counters. What the
+    import costs above it is what checking and analysing a game costs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "peer.db"
+        command = [sys.executable, "-m", "sqlite_utils", "insert", str(db_path), "games",
+                   str(path), "--nl"]
+        seconds, usage, peak, main_cpu, _ = _run_timed(command, tmp)
+        import sqlite_utils
+
+        db = sqlite_utils.Database(db_path)
+        games = db["games"].count
+        db.close()
+        size = db_path.stat().st_size
+    if games != meta["games"]:
+        raise SystemExit(f"the peer stored {games} games; expected {meta['games']}")
+    return _figures(PEER_LABEL, "-", meta, games, meta["rounds"], 0, seconds, usage, peak,
+                    main_cpu, size)
 
 
 def _stdlib_hash(doc: Any) -> str:
@@ -302,6 +349,8 @@ def main() -> None:
                         help="recorder import --workers N (repeat to compare) [1 and 2]")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--breakdown", action="store_true", help="time each stage too")
+    parser.add_argument("--no-peer", action="store_true",
+                        help="leave out the peer run (sqlite-utils insert --nl)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--build-corpus", type=int, metavar="ROUNDS", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -318,12 +367,15 @@ def main() -> None:
         print(f"{'file':<28} {'workers':>7} {'MB':>6} {'games':>7} {'rounds':>8} {'s':>7} "
               f"{'rounds/s':>9} {'games/s':>8} {'CPU s':>7} {'main':>5} {'cores':>5} "
               f"{'r/CPU s':>8} {'RSS MB':>7} {'PSS all':>8} {'B/round':>8}", flush=True)
-    results = []
+    results: list[dict[str, Any]] = []
+    peers: list[dict[str, Any]] = []
     for n in sizes:
         path, meta = build_corpus(n, args.seed)
-        for workers in counts:  # side by side, on the same file
-            r = run_import(path, meta, workers)
-            results.append(r)
+        # side by side, on the same file; None: the peer
+        for run in [*counts, *([] if args.no_peer else [None])]:
+            r = run_peer(path, meta) if run is None else run_import(path, meta, run)
+            (peers if r["file"] == PEER_LABEL else results).append(r)
+            workers = r["workers"]
             if not args.json:
                 print(f"{r['file']:<28} {workers:>7} {r['file_mb']:>6} {r['games']:>7} "
                       f"{r['rounds']:>8} {r['seconds']:>7} {r['rounds_per_s']:>9} "
@@ -332,7 +384,7 @@ def main() -> None:
                       f"{r['rounds_per_cpu_s']:>8} {r['peak_rss_mb']:>7} "
                       f"{r['peak_pss_all_mb'] or '-':>8} {r['bytes_per_round']:>8}",
                       flush=True)
-    report: dict[str, Any] = {"machine": machine, "runs": results}
+    report: dict[str, Any] = {"machine": machine, "runs": results, "peers": peers}
     default = max(counts)
     rate = min(r["rounds_per_s"] for r in results if r["workers"] == default)
     one = [r["rounds_per_s"] for r in results if r["workers"] == 1]
@@ -355,6 +407,12 @@ def main() -> None:
         print(f"target <= {TARGET_BYTES_PER_ROUND} bytes a round: "
               f"{'met' if per_round <= TARGET_BYTES_PER_ROUND else 'NOT met'} "
               f"(largest {per_round})", flush=True)
+    if peers and not args.json:
+        for r in results:
+            peer = next(p for p in peers if p["games"] == r["games"])
+            print(f"{r['file']} with {r['workers']} worker{'s' if r['workers'] > 1 else ''}: "
+                  f"{r['rounds_per_s'] / peer['rounds_per_s']:.0%} of the peer's rounds/s, "
+                  f"{r['bytes_per_round'] / peer['bytes_per_round']:.0%} of its bytes a round")
     if args.breakdown:
         report["breakdown_rounds_per_s"] = breakdown(build_corpus(sizes[0], args.seed)[0])
         if not args.json:
