@@ -48,7 +48,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = ROOT / "bench" / "out"
@@ -163,9 +163,10 @@ def _sample_pss(pid: int, peak: list[int], done: threading.Event, main_cpu: list
             main_cpu[0] = cpu
 
 
-def _run_timed(command: list[str], cwd: str) -> tuple[float, Any, int, float, str]:
+def _run_timed(what: str, command: list[str], cwd: str) -> tuple[float, Any, int, float]:
     """A child process, timed from the parent: wall seconds, its ``wait4`` usage, the
-    peak PSS of its tree (KiB), the main process's CPU seconds, and what it printed."""
+    peak PSS of its tree (KiB) and the main process's CPU seconds; what it printed is
+    shown only if it fails."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.monotonic()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -182,9 +183,8 @@ def _run_timed(command: list[str], cwd: str) -> tuple[float, Any, int, float, st
     summary = proc.stdout.read().decode().strip() if proc.stdout else ""
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
-        raise SystemExit(f"{command[3] if len(command) > 3 else command[0]} failed "
-                         f"({code}): {summary}")
-    return seconds, usage, peak[0], main_cpu[0], summary
+        raise SystemExit(f"{what} failed ({code}): {summary}")
+    return seconds, usage, peak[0], main_cpu[0]
 
 
 def _figures(label: str, workers: int | str, meta: dict[str, int], games: int, rounds: int,
@@ -212,7 +212,7 @@ def run_import(path: Path, meta: dict[str, int], workers: int) -> dict[str, Any]
         db_path = Path(tmp) / "bench.db"
         command = [sys.executable, "-c", "from recorder.cli import main; main()", "import",
                    "--db", str(db_path), "--workers", str(workers), str(path)]
-        seconds, usage, peak, main_cpu, _ = _run_timed(command, tmp)
+        seconds, usage, peak, main_cpu = _run_timed("import", command, tmp)
         from recorder import storage
 
         db = storage.connect(db_path)
@@ -228,9 +228,6 @@ def run_import(path: Path, meta: dict[str, int], workers: int) -> dict[str, Any]
                     main_cpu, size)
 
 
-PEER_LABEL: Final = "peer: sqlite-utils insert"
-
-
 def run_peer(path: Path, meta: dict[str, int]) -> dict[str, Any]:
     """The peer on the same file: ``sqlite-utils insert DB games FILE --nl``, the
     library's own command, which stores each line as a row (its nested values as JSON
@@ -240,7 +237,7 @@ def run_peer(path: Path, meta: dict[str, int]) -> dict[str, Any]:
         db_path = Path(tmp) / "peer.db"
         command = [sys.executable, "-m", "sqlite_utils", "insert", str(db_path), "games",
                    str(path), "--nl"]
-        seconds, usage, peak, main_cpu, _ = _run_timed(command, tmp)
+        seconds, usage, peak, main_cpu = _run_timed("the peer", command, tmp)
         import sqlite_utils
 
         db = sqlite_utils.Database(db_path)
@@ -249,8 +246,8 @@ def run_peer(path: Path, meta: dict[str, int]) -> dict[str, Any]:
         size = db_path.stat().st_size
     if games != meta["games"]:
         raise SystemExit(f"the peer stored {games} games; expected {meta['games']}")
-    return _figures(PEER_LABEL, "-", meta, games, meta["rounds"], 0, seconds, usage, peak,
-                    main_cpu, size)
+    return _figures("peer: sqlite-utils insert", "-", meta, games, meta["rounds"], 0,
+                    seconds, usage, peak, main_cpu, size)
 
 
 def _stdlib_hash(doc: Any) -> str:
@@ -368,13 +365,16 @@ def main() -> None:
               f"{'rounds/s':>9} {'games/s':>8} {'CPU s':>7} {'main':>5} {'cores':>5} "
               f"{'r/CPU s':>8} {'RSS MB':>7} {'PSS all':>8} {'B/round':>8}", flush=True)
     results: list[dict[str, Any]] = []
-    peers: list[dict[str, Any]] = []
+    peers: dict[str, dict[str, Any]] = {}  # by the file it stored
     for n in sizes:
         path, meta = build_corpus(n, args.seed)
         # side by side, on the same file; None: the peer
         for run in [*counts, *([] if args.no_peer else [None])]:
             r = run_peer(path, meta) if run is None else run_import(path, meta, run)
-            (peers if r["file"] == PEER_LABEL else results).append(r)
+            if run is None:
+                peers[path.name] = r
+            else:
+                results.append(r)
             workers = r["workers"]
             if not args.json:
                 print(f"{r['file']:<28} {workers:>7} {r['file_mb']:>6} {r['games']:>7} "
@@ -384,7 +384,8 @@ def main() -> None:
                       f"{r['rounds_per_cpu_s']:>8} {r['peak_rss_mb']:>7} "
                       f"{r['peak_pss_all_mb'] or '-':>8} {r['bytes_per_round']:>8}",
                       flush=True)
-    report: dict[str, Any] = {"machine": machine, "runs": results, "peers": peers}
+    report: dict[str, Any] = {"machine": machine, "runs": results,
+                              "peers": list(peers.values())}
     default = max(counts)
     rate = min(r["rounds_per_s"] for r in results if r["workers"] == default)
     one = [r["rounds_per_s"] for r in results if r["workers"] == 1]
@@ -409,7 +410,7 @@ def main() -> None:
               f"(largest {per_round})", flush=True)
     if peers and not args.json:
         for r in results:
-            peer = next(p for p in peers if p["games"] == r["games"])
+            peer = peers[r["file"]]
             print(f"{r['file']} with {r['workers']} worker{'s' if r['workers'] > 1 else ''}: "
                   f"{r['rounds_per_s'] / peer['rounds_per_s']:.0%} of the peer's rounds/s, "
                   f"{r['bytes_per_round'] / peer['bytes_per_round']:.0%} of its bytes a round")
