@@ -1,11 +1,12 @@
 """``recorder review``: every decision of the games in some files, judged (docs/review.md).
 
 The main process reads the inputs in order, replays each game once (its verdict, where
-its rounds and decisions fall: :func:`recorder.review.plan_review`) and hands its rounds
-to the workers, one round a job: a round's review depends on nothing but the log and
-the settings, so rounds of one long game are reviewed side by side, and the output is
-the same whatever the number of workers. Each game is printed, whole, as soon as its
-last round is back, in input order.
+its rounds and decisions fall: :func:`recorder.review.plan_review`) and hands its
+decisions to the workers, one decision a job: a decision's value depends on nothing but
+the log and the settings (:func:`recorder.review.decision_work`), so the decisions of
+one round are valued side by side, and the output is the same whatever the number of
+workers. Each round is joined as :func:`recorder.review.finish_round` joins it, and each
+game printed, whole, as soon as its last decision is back, in input order.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from recorder.review import (
     Plan,
     Settings,
     assemble,
+    decision_work,
+    finish_round,
     plan_review,
     refused,
     report_text,
-    review_round,
 )
 
 log = logging.getLogger(__name__)
@@ -42,9 +44,17 @@ class _Game:
     where: str
     doc: Any
     plan: Plan
-    rounds: list[dict[str, Any]]
-    review: dict[str, Any] | None = None  # set for a game with no round to review
+    #: per round, its decisions' work as it comes back (:func:`decision_work`)
+    works: list[list[tuple[dict[str, Any], int]]]
+    review: dict[str, Any] | None = None  # set for a game with no decision to value
     failed: bool = False
+
+    def finish(self, settings: Settings) -> None:
+        """The review, from every decision's work (unless a failure has set it)."""
+        if self.review is None:
+            rounds = [finish_round(r, works, settings)
+                      for r, works in enumerate(self.works, 1)]
+            self.review = assemble(self.doc, settings, self.plan, rounds)
 
 
 _settings = Settings()
@@ -55,15 +65,15 @@ def _start(settings: Settings) -> None:
     _settings = settings
 
 
-def _round_job(chunk: list[tuple[Any, int, int]]) -> list[tuple[str, Any]]:
-    """A worker's job: the reviews of a few rounds (``("ok", round)`` or
+def _decision_job(chunk: list[tuple[Any, int, int, int]]) -> list[tuple[str, Any]]:
+    """A worker's job: a few decisions valued (``("ok", (decision, positions))`` or
     ``("failed", message)`` when the recorder itself failed on one)."""
     out: list[tuple[str, Any]] = []
-    for doc, round_no, skip in chunk:
+    for doc, round_no, move_no, index in chunk:
         try:
-            out.append(("ok", review_round(doc, round_no, _settings, skip=skip)))
+            out.append(("ok", decision_work(doc, round_no, move_no, _settings, index=index)))
         except Exception as exc:  # a bug: that game is reported, the others go on
-            log.exception("reviewing round %d failed", round_no)
+            log.exception("reviewing move %d of round %d failed", move_no, round_no)
             out.append(("failed", internal_error(exc, "review").to_dict()))
     return out
 
@@ -91,9 +101,10 @@ def _games(paths: tuple[str, ...], settings: Settings,
                     continue
                 review = refused(item.doc, settings, plan.error) \
                     if plan.error is not None else None
-                if review is None and not plan.before:
-                    review = assemble(item.doc, settings, plan, [])
-                yield _Game(where, item.doc, plan, [], review=review)
+                game = _Game(where, item.doc, plan, [[] for _ in plan.before], review=review)
+                if review is None and not any(plan.moves):
+                    game.finish(settings)  # no decision to value: its rounds are empty
+                yield game
         except InputError as exc:
             click.echo(f"recorder: cannot read {path}: {exc.message}", err=True)
             unreadable.append(path)
@@ -107,39 +118,62 @@ def reviews(paths: tuple[str, ...], settings: Settings, workers: int,
     """Every game of ``paths`` reviewed, in input order (``review`` set)."""
     from recorder.pool import ordered_map
 
-    #: for each job handed out, in order: its game, and whether it is the game's last
-    tags: deque[tuple[_Game, bool]] = deque()
+    #: for each job handed out, in order: its game, its round (0: none), and whether it
+    #: is the game's last
+    tags: deque[tuple[_Game, int, bool]] = deque()
 
-    def jobs() -> Iterator[list[tuple[Any, int, int]]]:
+    def jobs() -> Iterator[list[tuple[Any, int, int, int]]]:
         for game in _games(paths, settings, unreadable):
             if game.review is not None:
-                tags.append((game, True))
+                tags.append((game, 0, True))
                 yield []  # nothing to review; the game still takes its turn in the output
                 continue
-            total = len(game.plan.before)
-            for r in range(1, total + 1):
-                tags.append((game, r == total))
-                yield [(game.doc, r, game.plan.before[r - 1])]
+            plan = game.plan
+            points = [(r, move_no, plan.before[r - 1] + i)
+                      for r, moves in enumerate(plan.moves, 1)
+                      for i, move_no in enumerate(moves)]
+            for n, (r, move_no, index) in enumerate(points, 1):
+                tags.append((game, r, n == len(points)))
+                yield [(game.doc, r, move_no, index)]
 
-    results = ordered_map(_round_job, jobs(), workers, initializer=_start,
+    results = ordered_map(_decision_job, jobs(), workers, initializer=_start,
                           initargs=(settings,))
     try:
         for chunk in results:
-            game, last = tags.popleft()
+            game, round_no, last = tags.popleft()
             for status, value in chunk:
                 if status == "ok":
-                    game.rounds.append(value)
+                    game.works[round_no - 1].append(value)
                 elif not game.failed:
                     game.failed = True
                     game.review = refused(game.doc, settings, value)
             if last:
-                if game.review is None:
-                    game.review = assemble(game.doc, settings, game.plan, game.rounds)
+                game.finish(settings)
                 yield game
     finally:
         close = getattr(results, "close", None)
         if close is not None:
             close()
+
+
+def review_round_by(doc: Any, plan: Plan, round_no: int, settings: Settings,
+                    workers: int) -> dict[str, Any]:
+    """Round ``round_no`` of a planned log, its decisions valued by ``workers``
+    processes as ``recorder review`` values them: the same object as
+    :func:`recorder.review.review_round` (for the review benchmark's wall clock)."""
+    from recorder.pool import ordered_map
+
+    skip = plan.before[round_no - 1]
+    jobs = ([(doc, round_no, move_no, skip + i)]
+            for i, move_no in enumerate(plan.moves[round_no - 1]))
+    works = []
+    for chunk in ordered_map(_decision_job, jobs, workers, initializer=_start,
+                             initargs=(settings,)):
+        for status, value in chunk:
+            if status != "ok":
+                raise RuntimeError(f"reviewing round {round_no} failed: {value}")
+            works.append(value)
+    return finish_round(round_no, works, settings)
 
 
 def ids_of(doc: Any) -> list[str]:
@@ -183,4 +217,4 @@ def run(paths: tuple[str, ...], settings: Settings, workers: int, as_json: bool,
     return EXIT_INVALID if invalid else EXIT_OK
 
 
-__all__ = ["RecorderError", "ids_of", "reviews", "run"]
+__all__ = ["RecorderError", "ids_of", "review_round_by", "reviews", "run"]

@@ -7,18 +7,20 @@ is its own choice). Each decision lists every legal move with its value in point
 the mover's side, the move played, the best one, the points the played one lost and a
 class (:data:`CLASSES`).
 
-Every path (the command line, its workers, the service later) calls :func:`review_round`
-for each round and :func:`summarize` over them, which :func:`review_game` does: a round's
-review depends on nothing but the log up to it and the settings (each decision's
-samples are seeded by the game's seed, the round and the move), so rounds reviewed
-apart, in any order, by any number of workers, give the same object byte for byte.
+Every path calls :func:`review_round` for each round and :func:`summarize` over them,
+which :func:`review_game` does, or (the workers of ``recorder review``) values each
+decision apart with :func:`decision_work` and joins a round's with :func:`finish_round`.
+A decision's value depends on nothing but the log up to it and the settings: each is
+searched by a solver of its own, and its samples are seeded by the game's seed, the
+round and the move. So decisions and rounds reviewed apart, in any order, by any number
+of workers, give the same object byte for byte.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from recorder.collector import paused
@@ -29,8 +31,9 @@ from recorder.solver import Estimate, SearchLimit, Seen, Solver, estimate, perfe
 FORMAT: Final = "domino-review/1"
 #: bumped whenever a review of the same log with the same settings could change (3: the
 #: solver searches fewer positions a deal, so where a decision's positions run out it
-#: has solved more deals by then)
-VERSION: Final = 3
+#: has solved more deals by then; 4: each decision is searched by a solver of its own,
+#: with a table that starts empty, and the round's limit is checked after each decision)
+VERSION: Final = 4
 VIEWS: Final = ("player", "perfect")
 DEFAULT_VIEW: Final = "player"
 #: deals solved for each decision of the player view, at most (sampling stops earlier
@@ -40,9 +43,10 @@ DEFAULT_SEED: Final = "review"
 #: positions the solver may visit for one decision, all its samples together; past it
 #: the samples solved so far stand (none solved: the decision is left unvalued)
 DECISION_POSITIONS: Final = 2_000_000
-#: positions the solver may visit for one round, all its decisions together; past it the
-#: round's later decisions are listed unvalued (each decision also has the smaller of
-#: DECISION_POSITIONS and what the round has left). Per round, not per game: rounds are
+#: positions the solver may visit for one round, all its decisions together: the decision
+#: that takes the round past it and every later one are listed unvalued. Each decision is
+#: searched within DECISION_POSITIONS alone, so decisions can be valued side by side and
+#: the round's total checked afterwards, in order. Per round, not per game: rounds are
 #: reviewed apart and in parallel, so a game's running total would make a round's review
 #: depend on the order the rounds were done in. Above what any sample game's round can
 #: search with the default settings: none has more than 29 decisions (two sets, four
@@ -121,6 +125,9 @@ class Plan:
     #: per round, the decisions of the game before it (for :data:`MAX_DECISIONS`)
     before: list[int]
     error: dict[str, Any] | None = None
+    #: per round, the move numbers of its decisions: one job each for workers that
+    #: value decisions apart (:func:`decision_work`)
+    moves: list[list[int]] = field(default_factory=list)
 
 
 def plan_review(doc: Any) -> Plan:
@@ -130,15 +137,18 @@ def plan_review(doc: Any) -> Plan:
         return Plan("invalid", 0, [], answer["error"])
     game = open_game(doc)
     before: list[int] = []
+    moves: list[list[int]] = []
     count = 0
     for event in walk(doc, game):
         if type(event) is RoundStart:
             before.append(count)
+            moves.append([])
         elif type(event) is MoveEvent:
             move = event.move
             if len(event.state.legal_moves(move.player)) > 1:
                 count += 1
-    return Plan(answer["status"], len(doc["players"]), before)
+                moves[-1].append(event.move_no)
+    return Plan(answer["status"], len(doc["players"]), before, moves=moves)
 
 
 def refused(doc: Any, settings: Settings, error: dict[str, Any]) -> dict[str, Any]:
@@ -205,73 +215,119 @@ def review_round(doc: Any, round_no: int, settings: Settings = Settings(), *,
 def round_work(doc: Any, round_no: int, settings: Settings = Settings(), *,
                skip: int = 0) -> tuple[dict[str, Any], int]:
     """:func:`review_round`, and the positions its search visited (for the limits'
-    measurements: bench/review_samples.py)."""
-    game = open_game(doc)
-    rules = game.rules
-    decisions: list[dict[str, Any]] = []
-    solver: Solver | None = None
-    seen: Seen | None = None
+    measurements: bench/review_samples.py).
+
+    The decisions are valued in order, each as :func:`decision_work` values it alone;
+    once the round's positions are spent the later ones are not searched, since
+    :func:`finish_round` would list them unvalued anyway.
+    """
+    works: list[tuple[dict[str, Any], int]] = []
+    used = 0
     count = skip
+    for point in _decisions(doc, round_no):
+        if used > settings.round_positions and count < settings.max_decisions:
+            works.append((_decision(point, "round"), 0))
+        else:
+            works.append(_valued(point, settings, round_no, count))
+        used += works[-1][1]
+        count += 1
+    return finish_round(round_no, works, settings), used
+
+
+def decision_work(doc: Any, round_no: int, move_no: int, settings: Settings = Settings(),
+                  *, index: int = 0) -> tuple[dict[str, Any], int]:
+    """The decision at move ``move_no`` of round ``round_no`` (one of ``Plan.moves``),
+    valued alone, and the positions its search visited: the work of one job when
+    decisions are valued side by side. ``index``: the decisions of the game before it
+    (for ``settings.max_decisions``). :func:`finish_round` joins a round's."""
+    for point in _decisions(doc, round_no):
+        if point.move_no == move_no:
+            return _valued(point, settings, round_no, index)
+    raise ValueError(f"move {move_no} of round {round_no} is not a decision")
+
+
+def finish_round(round_no: int, works: Sequence[tuple[dict[str, Any], int]],
+                 settings: Settings = Settings()) -> dict[str, Any]:
+    """A round's object from its decisions' (:func:`decision_work`, in order): the
+    decision that takes the round past ``settings.round_positions``, and every later
+    one, listed unvalued (``"round"``)."""
+    decisions: list[dict[str, Any]] = []
+    used = 0
+    for decision, nodes in works:
+        used += nodes
+        if used > settings.round_positions and decision["unvalued"] is None:
+            decision = _unvalued(decision, "round")
+        decisions.append(decision)
+    return {"round": round_no, "decisions": decisions}
+
+
+@dataclass(slots=True)
+class _Point:
+    """A decision as the walk reaches it: the position before the move, and what the
+    mover's seat has seen of the round until then."""
+
+    state: Round
+    seen: Seen
+    move_no: int
+    move: Move
+    legal: list[Move]
+
+
+def _decisions(doc: Any, round_no: int) -> Iterator[_Point]:
+    """Each decision of round ``round_no``, in order (valid only until the next one:
+    the walk moves the position on)."""
+    game = open_game(doc)
+    seen: Seen | None = None
     for event in walk(doc, game):
         if type(event) is RoundStart:
             if event.round > round_no:
-                break
+                return
             if event.round == round_no:
-                solver = Solver(rules, event.state.players)
                 seen = Seen(event.state)
         elif type(event) is MoveEvent and event.round == round_no:
-            assert solver is not None and seen is not None
+            assert seen is not None
             state = event.state
             move = event.move
             legal = state.legal_moves(move.player)
             if len(legal) > 1:
-                # the round's positions left: counted from this round's own solver, so
-                # the budget is the same whoever reviews the round, in any order
-                left = settings.round_positions - solver.nodes
-                if count >= settings.max_decisions:
-                    why: str | None = "decisions"
-                elif left <= 0:
-                    why = "round"
-                else:
-                    why = None
-                budget = min(settings.positions, left)
-                decisions.append(_decision(solver, seen, state, event.move_no, move, legal,
-                                           settings, round_no, budget, why))
-                count += 1
+                yield _Point(state, seen, event.move_no, move, legal)
             seen.record(state, move)
-    return {"round": round_no, "decisions": decisions}, solver.nodes if solver else 0
 
 
-def _decision(solver: Solver, seen: Seen, state: Round, move_no: int, move: Move,
-              legal: list[Move], settings: Settings, round_no: int, budget: int,
-              why: str | None) -> dict[str, Any]:
-    """One decision's object; ``why`` (:data:`UNVALUED`) set: listed without values.
+def _valued(point: _Point, settings: Settings, round_no: int,
+            index: int) -> tuple[dict[str, Any], int]:
+    """The decision's object, searched by a solver of its own (a table that starts
+    empty: what earlier decisions searched never changes its values or where its
+    positions run out), and the positions it visited."""
+    if index >= settings.max_decisions:
+        return _decision(point, "decisions"), 0
+    solver = Solver(point.state.rules, point.state.players)
+    # the bound holds for every search of the decision, the single consistent deal's
+    # included (estimate sets its own limit for each sampled deal)
+    solver.limit = settings.positions
+    est: Estimate | None
+    try:
+        with paused():  # the table's lists are freed by their counts, never cyclic
+            if settings.view == "perfect":
+                est = perfect(solver, point.state, point.move.player)
+            else:
+                est = estimate(solver, point.state, point.move.player, point.seen,
+                               samples=settings.samples,
+                               seed=f"{settings.seed}/{round_no}/{point.move_no}",
+                               budget=settings.positions)
+    except SearchLimit:
+        est = None  # too large to solve within the limit
+    return _decision(point, "positions" if est is None else None, est), solver.nodes
 
-    ``budget`` bounds its search: ``settings.positions``, or less when the round has less
-    left, in which case a decision that ran out is unvalued for the round's sake."""
-    seat = move.player
-    codes = state.move_codes(seat)
+
+def _decision(point: _Point, why: str | None, est: Estimate | None = None) -> dict[str, Any]:
+    """One decision's object: valued by ``est``, or (``why``, :data:`UNVALUED`) listed
+    without values."""
+    state, move = point.state, point.move
+    codes = state.move_codes(move.player)
     played = _played(state, move, codes)
-    est: Estimate | None = None
-    if why is None:
-        # the bound holds for every search of the decision, the single consistent
-        # deal's included (estimate sets its own limit for each sampled deal)
-        solver.limit = budget
-        try:
-            with paused():  # the table's lists are freed by their counts, never cyclic
-                if settings.view == "perfect":
-                    est = perfect(solver, state, seat)
-                else:
-                    est = estimate(solver, state, seat, seen, samples=settings.samples,
-                                   seed=f"{settings.seed}/{round_no}/{move_no}",
-                                   budget=budget)
-        except SearchLimit:
-            est = None  # too large to solve within the limit
-        solver.limit = 0
-        if est is None:
-            why = "positions" if budget >= settings.positions else "round"
     choices = []
-    for i, option in enumerate(legal):
+    for i, option in enumerate(point.legal):
         code = codes[i]
         e = ((code >> 1) & 7) - 1 if code >= 0 else -1
         choices.append({
@@ -282,7 +338,7 @@ def _decision(solver: Solver, seen: Seen, state: Round, move_no: int, move: Move
             "value": None if est is None else round(est.values[i], DIGITS),
             "se": None if est is None else round(est.se[i], DIGITS),
         })
-    out: dict[str, Any] = {"move": move_no, "player": seat, "samples": 0,
+    out: dict[str, Any] = {"move": point.move_no, "player": move.player, "samples": 0,
                            "choices": choices, "played": played, "best": None,
                            "loss": None, "class": None, "unvalued": why}
     if est is not None:
@@ -291,6 +347,14 @@ def _decision(solver: Solver, seen: Seen, state: Round, move_no: int, move: Move
         out.update({"samples": est.samples, "best": best, "loss": round(loss, DIGITS),
                     "class": classify(loss)})
     return out
+
+
+def _unvalued(decision: dict[str, Any], why: str) -> dict[str, Any]:
+    """``decision`` as :func:`_decision` lists it without values (the same keys, in the
+    same order)."""
+    choices = [{**c, "value": None, "se": None} for c in decision["choices"]]
+    return {**decision, "samples": 0, "choices": choices, "best": None, "loss": None,
+            "class": None, "unvalued": why}
 
 
 def _played(state: Round, move: Move, codes: list[int]) -> int:
@@ -338,8 +402,9 @@ class ReviewBot:
         self.seed = seed
         self.settings = settings
         self.round = 0
-        self.solver = Solver(rules, players)
         self.seen: Seen | None = None
+        #: the solver of the last move (its positions, for the bound's tests)
+        self.solver: Solver | None = None
 
     def start(self, state: Round) -> None:
         """A new round, as dealt."""
@@ -356,16 +421,16 @@ class ReviewBot:
         assert self.seen is not None
         seat = legal[0].player
         bound = self.settings.positions
-        self.solver.limit = bound  # the single deal's search: estimate bounds the samples'
+        # a solver of its own for each move, as the review gives each decision; its limit
+        # bounds the single consistent deal's search, estimate bounds the samples'
+        solver = self.solver = Solver(self.rules, self.players, limit=bound)
         try:
             with paused():
-                est = estimate(self.solver, state, seat, self.seen,
+                est = estimate(solver, state, seat, self.seen,
                                samples=self.settings.samples,
                                seed=f"{self.seed}/{self.round}/{state.moves + 1}", budget=bound)
         except SearchLimit:
             est = None
-        finally:
-            self.solver.limit = 0
         if est is None:
             tiles = state.tiles
 
@@ -453,6 +518,8 @@ __all__ = [
     "Settings",
     "assemble",
     "classify",
+    "decision_work",
+    "finish_round",
     "plan_review",
     "refused",
     "report_text",

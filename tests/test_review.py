@@ -21,6 +21,8 @@ from recorder.review import (
     CLASSES,
     Settings,
     classify,
+    decision_work,
+    finish_round,
     plan_review,
     review_game,
     review_round,
@@ -137,6 +139,33 @@ def test_the_same_log_and_settings_give_the_same_review_round_by_round() -> None
     assert other["seed"] == "another"
     assert [len(r["decisions"]) for r in other["rounds"]] == \
         [len(r["decisions"]) for r in whole["rounds"]]
+
+
+@pytest.mark.parametrize("view", ["perfect", "player"])
+def test_each_decision_valued_alone_in_any_order_gives_the_round(view: str) -> None:
+    """Each decision is searched by a solver of its own: valued apart, last first, and
+    joined, a round is the round reviewed whole; by two worker processes too."""
+    from recorder.cli_review import review_round_by
+
+    ruleset = {"preset": "classic", "options": {"hand_size": 4, "stock_floor": 16,
+                                                "target": 20}}
+    doc = small_game(ruleset, 3, "review-apart")
+    settings = Settings(view=view, samples=3, seed="apart")
+    plan = plan_review(doc)
+    assert sum(map(len, plan.moves)) > 3  # decisions in more than one round
+    assert [len(m) for m in plan.moves] == \
+        [len(r["decisions"]) for r in review_game(doc, settings)["rounds"]]
+    for r, moves in enumerate(plan.moves, 1):
+        whole = review_round(doc, r, settings, skip=plan.before[r - 1])
+        works = [decision_work(doc, r, move_no, settings, index=plan.before[r - 1] + i)
+                 for i, move_no in reversed(list(enumerate(moves)))][::-1]
+        assert finish_round(r, works, settings) == whole
+        assert [d["move"] for d in whole["decisions"]] == moves
+    last = len(plan.moves)
+    assert review_round_by(doc, plan, last, settings, 2) == \
+        review_round(doc, last, settings, skip=plan.before[last - 1])
+    with pytest.raises(ValueError, match="not a decision"):
+        decision_work(doc, 1, 10_000, settings)
 
 
 def test_an_unfinished_game_is_reviewed_up_to_its_last_move() -> None:
