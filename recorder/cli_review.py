@@ -128,10 +128,7 @@ def reviews(paths: tuple[str, ...], settings: Settings, workers: int,
                 tags.append((game, 0, True))
                 yield []  # nothing to review; the game still takes its turn in the output
                 continue
-            plan = game.plan
-            points = [(r, move_no, plan.before[r - 1] + i)
-                      for r, moves in enumerate(plan.moves, 1)
-                      for i, move_no in enumerate(moves)]
+            points = game.plan.points()
             for n, (r, move_no, index) in enumerate(points, 1):
                 tags.append((game, r, n == len(points)))
                 yield [(game.doc, r, move_no, index)]
@@ -163,9 +160,7 @@ def review_round_by(doc: Any, plan: Plan, round_no: int, settings: Settings,
     :func:`recorder.review.review_round` (for the review benchmark's wall clock)."""
     from recorder.pool import ordered_map
 
-    skip = plan.before[round_no - 1]
-    jobs = ([(doc, round_no, move_no, skip + i)]
-            for i, move_no in enumerate(plan.moves[round_no - 1]))
+    jobs = ([(doc, r, move_no, index)] for r, move_no, index in plan.points([round_no]))
     works = []
     for chunk in ordered_map(_decision_job, jobs, workers, initializer=_start,
                              initargs=(settings,)):

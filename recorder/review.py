@@ -129,6 +129,14 @@ class Plan:
     #: value decisions apart (:func:`decision_work`)
     moves: list[list[int]] = field(default_factory=list)
 
+    def points(self, rounds: Sequence[int] | None = None) -> list[tuple[int, int, int]]:
+        """``(round, move, index)`` of each decision of ``rounds`` (every round by
+        default), in order: ``index`` counts the game's decisions before it (for
+        :data:`MAX_DECISIONS`), as :func:`decision_work` takes them."""
+        which = range(1, len(self.moves) + 1) if rounds is None else rounds
+        return [(r, move_no, self.before[r - 1] + i)
+                for r in which for i, move_no in enumerate(self.moves[r - 1])]
+
 
 def plan_review(doc: Any) -> Plan:
     """Replay the game once: its verdict, and where its decisions fall."""
